@@ -1,0 +1,54 @@
+// The thin entry: pick the parsing path, run the command, map errors to exit codes.
+import { makeContext } from '../context';
+import { FleetError, UsageError } from '../errors';
+import { commandName, parseCommandArgs } from './parse';
+import { findCommand, type Args } from './spec';
+
+declare const __FLEET_VERSION__: string;
+const VERSION = typeof __FLEET_VERSION__ === 'string' ? __FLEET_VERSION__ : '0.0.0-dev';
+
+async function runCommand(name: string, args: Args): Promise<number> {
+  const spec = findCommand(name);
+  if (!spec) throw new UsageError(`unknown command ${JSON.stringify(name)} (see tmux-fleet --help)`);
+  const ctx = makeContext({
+    home: args.home as string | undefined,
+    socket: args.socket as string | undefined,
+    socketPath: args.socketPath as string | undefined,
+    json: args.json as boolean | undefined,
+  });
+  const mod = await spec.load();
+  const code = await mod.run(args, ctx);
+  return typeof code === 'number' ? code : 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    const name = commandName(argv);
+    const spec = findCommand(name);
+    const wantsHelp = argv.includes('--help') || argv.includes('-h');
+    if (spec?.fast && !wantsHelp && !argv.includes('--version')) {
+      return await runCommand(spec.name, parseCommandArgs(spec, argv));
+    }
+    if (!name && argv.includes('--version')) {
+      process.stdout.write(`${VERSION}\n`);
+      return 0;
+    }
+    const { runWithYargs } = await import('./yargs-cli');
+    return await runWithYargs(argv, VERSION, runCommand);
+  } catch (err) {
+    return report(err);
+  }
+}
+
+/** The one place errors become exit codes and a single stderr line. */
+export function report(err: unknown): number {
+  const debug = process.env.TMUX_FLEET_DEBUG === '1';
+  const code = err instanceof FleetError ? err.exitCode : 1;
+  const message = err instanceof Error ? err.message : String(err);
+  if (message) {
+    const line = message.split('\n').map((s) => s.trim()).filter(Boolean).join(' ');
+    process.stderr.write(`tmux-fleet: ${line}\n`);
+  }
+  if (debug && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  return code;
+}

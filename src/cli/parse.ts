@@ -1,0 +1,82 @@
+// The small parser for the commands hooks and scripts call often. It reads the
+// same table as the yargs path and accepts the same forms: --opt value,
+// --opt=value, --flag, --no-flag, repeated array options, and `--`.
+import { UsageError } from '../errors';
+import { GLOBAL_OPTIONS, type Args, type CommandSpec, type OptionSpec } from './spec';
+
+export const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Args {
+  const options: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS, ...spec.options };
+  const args: Args = {};
+  const positionals: string[] = [];
+  let commandSeen = false;
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i] as string;
+    if (token === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!token.startsWith('--') || token === '-') {
+      if (!commandSeen && token === spec.name) commandSeen = true;
+      else positionals.push(token);
+      continue;
+    }
+    const eq = token.indexOf('=');
+    let name = eq === -1 ? token.slice(2) : token.slice(2, eq);
+    let value: string | boolean | undefined = eq === -1 ? undefined : token.slice(eq + 1);
+    if (!(name in options) && name.startsWith('no-') && options[name.slice(3)]?.type === 'boolean' && value === undefined) {
+      name = name.slice(3);
+      value = false;
+    }
+    const opt = options[name];
+    if (!opt) throw new UsageError(`${spec.name}: unknown option --${name} (see tmux-fleet ${spec.name} --help)`);
+    if (opt.type === 'boolean') {
+      if (typeof value === 'string') {
+        if (value !== 'true' && value !== 'false') throw new UsageError(`${spec.name}: --${name} takes no value`);
+        value = value === 'true';
+      }
+      args[camel(name)] = value ?? true;
+      continue;
+    }
+    if (value === undefined) {
+      const next = argv[i + 1];
+      if (next === undefined) throw new UsageError(`${spec.name}: --${name} needs a value`);
+      value = next;
+      i++;
+    }
+    if (opt.choices && !opt.choices.includes(value as string)) {
+      throw new UsageError(`${spec.name}: --${name} must be one of ${opt.choices.join(', ')}`);
+    }
+    const key = camel(name);
+    if (opt.array) args[key] = [...((args[key] as string[] | undefined) ?? []), value];
+    else args[key] = value;
+  }
+  spec.positionals.forEach((p, idx) => {
+    const v = positionals[idx];
+    if (v === undefined) {
+      if (p.required) throw new UsageError(`${spec.name}: missing <${p.name}> (${p.describe})`);
+      return;
+    }
+    if (p.choices && !p.choices.includes(v)) {
+      throw new UsageError(`${spec.name}: <${p.name}> must be one of ${p.choices.join(', ')}, not ${JSON.stringify(v)}`);
+    }
+    args[p.name] = v;
+  });
+  if (positionals.length > spec.positionals.length) {
+    throw new UsageError(`${spec.name}: unexpected argument ${JSON.stringify(positionals[spec.positionals.length])}`);
+  }
+  return args;
+}
+
+/** The command name: the first argument that is not an option or a global option's value. */
+export function commandName(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i] as string;
+    if (token === '--') return undefined;
+    if (!token.startsWith('-')) return token;
+    const name = token.slice(2);
+    if (!token.includes('=') && GLOBAL_OPTIONS[name]?.type === 'string') i++;
+  }
+  return undefined;
+}

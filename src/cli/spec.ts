@@ -1,0 +1,157 @@
+// One definition of every command's arguments. Both parsing paths (the small
+// fast parser for the commands hooks call often, and yargs for the rest and
+// for help) are built from this table.
+import type { Context } from '../context';
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  describe: string;
+  /** Repeatable: collected into an array. */
+  array?: boolean;
+  choices?: readonly string[];
+}
+
+export interface PositionalSpec {
+  name: string;
+  describe: string;
+  required: boolean;
+  choices?: readonly string[];
+}
+
+export type Args = Record<string, unknown>;
+
+export interface CommandModule {
+  run(args: Args, ctx: Context): Promise<number | void>;
+}
+
+export interface CommandSpec {
+  name: string;
+  describe: string;
+  positionals: PositionalSpec[];
+  options: Record<string, OptionSpec>;
+  /** Parsed by the fast parser, without loading yargs. */
+  fast?: boolean;
+  load(): Promise<CommandModule>;
+}
+
+export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
+  home: { type: 'string', describe: 'fleet home (default $TMUX_FLEET_HOME, else $XDG_STATE_HOME/tmux-fleet)' },
+  socket: { type: 'string', describe: 'tmux server socket name (-L); default $TMUX_FLEET_SOCKET' },
+  'socket-path': { type: 'string', describe: 'tmux server socket path (-S); default $TMUX_FLEET_SOCKET_PATH' },
+  json: { type: 'boolean', describe: 'print exactly one JSON object on stdout' },
+};
+
+const as: OptionSpec = { type: 'string', describe: 'the asking session id (default $CLAUDE_CODE_SESSION_ID, else the stamp of this tmux session)' };
+
+export const COMMANDS: CommandSpec[] = [
+  {
+    name: 'spawn',
+    describe: 'mint or respawn the Driver of a task in its own tmux session',
+    positionals: [{ name: 'slug', describe: 'task slug', required: true }],
+    options: {
+      cmd: { type: 'string', describe: 'agent command (default: option @fleet-agent-cmd, else claude)' },
+      cwd: { type: 'string', describe: 'directory the Driver starts in' },
+      worktree: { type: 'boolean', describe: 'make a git worktree on branch fleet/<slug> for the task' },
+      base: { type: 'string', describe: 'base ref of the worktree (default HEAD)' },
+      label: { type: 'string', describe: 'human label of the task' },
+      prompt: { type: 'string', describe: 'launch prompt text' },
+      'prompt-file': { type: 'string', describe: 'read the launch prompt from a file' },
+      accept: { type: 'string', array: true, describe: 'acceptance item (repeatable)' },
+      parent: { type: 'string', describe: 'spawner session id (default: the stamp of this tmux session)' },
+      replace: { type: 'boolean', describe: 'kill an existing session of that name first' },
+      resume: { type: 'boolean', describe: 'respawn with claude --resume <previous driverSid>' },
+    },
+    load: () => import('./spawn'),
+  },
+  {
+    name: 'stamp',
+    describe: "Claude Code's SessionStart hook: stamp this tmux session with the agent's session id",
+    positionals: [],
+    options: { sid: { type: 'string', describe: 'session id (default: session_id of the hook JSON on stdin)' } },
+    fast: true,
+    load: () => import('./stamp'),
+  },
+  {
+    name: 'sid-of-pane',
+    describe: 'print the stamp (@claude_session_id) of a tmux session',
+    positionals: [{ name: 'name', describe: 'tmux session name', required: true }],
+    options: {},
+    fast: true,
+    load: () => import('./sid-of-pane'),
+  },
+  {
+    name: 'owner',
+    describe: 'the judge: 0 you own the task, 9 someone else does, 5 nobody can be named yet',
+    positionals: [{ name: 'slug', describe: 'task slug', required: true }],
+    options: { as },
+    fast: true,
+    load: () => import('./owner'),
+  },
+  {
+    name: 'sweep',
+    describe: 'fill the owner of every pending task whose session carries its nonce and a stamp',
+    positionals: [],
+    options: {},
+    load: () => import('./sweep'),
+  },
+  {
+    name: 'takeover',
+    describe: 'make the asker the Driver of a task (refused while the owner is live, unless --force)',
+    positionals: [{ name: 'slug', describe: 'task slug', required: true }],
+    options: { as, force: { type: 'boolean', describe: 'take over even from a live owner' } },
+    load: () => import('./takeover'),
+  },
+  {
+    name: 'tasks',
+    describe: 'list every task: owner, verdict, liveness, hop, agent state, age',
+    positionals: [],
+    options: {},
+    load: () => import('./tasks'),
+  },
+  {
+    name: 'follow',
+    describe: "the hop chain of a session through Claude Code's registry",
+    positionals: [{ name: 'sid', describe: 'session id (default: the stamp of this tmux session)', required: false }],
+    options: { watch: { type: 'boolean', describe: 'keep following and report every change' } },
+    load: () => import('./follow'),
+  },
+  {
+    name: 'pointer',
+    describe: "print the spawner-pointer line for a parent session, or nothing",
+    positionals: [],
+    options: { parent: { type: 'string', describe: 'spawner session id' } },
+    load: () => import('./pointer'),
+  },
+  {
+    name: 'doctor',
+    describe: 'check tmux, the plugin, the supervisor, the registry, the hook and a session',
+    positionals: [],
+    options: { session: { type: 'string', describe: 'tmux session to check (default: this one)' } },
+    load: () => import('./doctor'),
+  },
+  {
+    name: 'supervise',
+    describe: 'keep the status options of one tmux server true (started by the plugin)',
+    positionals: [],
+    options: { once: { type: 'boolean', describe: 'render once and exit' } },
+    load: () => import('./supervise'),
+  },
+  {
+    name: 'hooks',
+    describe: "add, remove or show the tmux-fleet SessionStart hook in Claude Code's settings.json",
+    positionals: [{ name: 'action', describe: 'install, uninstall or status', required: true, choices: ['install', 'uninstall', 'status'] }],
+    options: {},
+    load: () => import('./hooks'),
+  },
+  {
+    name: 'dashboard',
+    describe: 'all tasks and agent sessions; Enter switches to one, q quits',
+    positionals: [],
+    options: {},
+    load: () => import('./dashboard'),
+  },
+];
+
+export function findCommand(name: string | undefined): CommandSpec | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}

@@ -1,0 +1,58 @@
+// The yargs path: help, and parsing for the commands that are not hot.
+import yargs from 'yargs';
+import type { Context } from '../context';
+import { UsageError } from '../errors';
+import { COMMANDS, GLOBAL_OPTIONS, type Args } from './spec';
+import { camel } from './parse';
+
+export async function runWithYargs(
+  argv: string[],
+  version: string,
+  runCommand: (name: string, args: Args) => Promise<number>,
+): Promise<number> {
+  let code = 0;
+  const y = yargs(argv)
+    .scriptName('tmux-fleet')
+    .usage('$0 <command> [options]\n\nProof, not guesses, for AI coding agents in tmux.')
+    .parserConfiguration({ 'parse-numbers': false, 'parse-positional-numbers': false, 'camel-case-expansion': true })
+    .version(version)
+    .help()
+    .alias('h', 'help')
+    .strict()
+    .demandCommand(1, 'name a command (see --help)')
+    .exitProcess(false)
+    .wrap(Math.min(100, process.stdout.columns || 80))
+    .fail((msg, err) => {
+      throw err ?? new UsageError(msg);
+    });
+  for (const [name, opt] of Object.entries(GLOBAL_OPTIONS)) {
+    y.option(name, { type: opt.type, describe: opt.describe, global: true });
+  }
+  for (const spec of COMMANDS) {
+    const usage = [spec.name, ...spec.positionals.map((p) => (p.required ? `<${p.name}>` : `[${p.name}]`))].join(' ');
+    y.command(
+      usage,
+      spec.describe,
+      (b) => {
+        for (const p of spec.positionals) b.positional(p.name, { type: 'string', describe: p.describe, choices: p.choices });
+        for (const [name, opt] of Object.entries(spec.options)) {
+          b.option(name, { type: opt.type, describe: opt.describe, array: opt.array, choices: opt.choices });
+        }
+        return b;
+      },
+      async (parsed) => {
+        const args: Args = {};
+        const known = [...spec.positionals.map((p) => p.name), ...Object.keys(GLOBAL_OPTIONS), ...Object.keys(spec.options)];
+        for (const k of known) {
+          const v = (parsed as Record<string, unknown>)[camel(k)];
+          if (v !== undefined) args[camel(k)] = Array.isArray(v) ? v.map(String) : v;
+        }
+        code = await runCommand(spec.name, args);
+      },
+    );
+  }
+  await y.parseAsync();
+  return code;
+}
+
+export type { Context };

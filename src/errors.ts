@@ -1,0 +1,52 @@
+// Typed errors. Core modules throw these and never call process.exit;
+// src/cli/main.ts maps them to exit codes in one place.
+
+export class FleetError extends Error {
+  readonly exitCode: number = 1;
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad arguments or input the user can fix: exit 2. */
+export class UsageError extends FleetError {
+  override readonly exitCode = 2;
+}
+
+/** A tmux call failed (or tmux could not be run). */
+export class TmuxError extends FleetError {
+  constructor(
+    message: string,
+    readonly argv: readonly string[],
+    readonly tmuxExitCode: number | null,
+    readonly stderr: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A task.json that does not parse or validate. Never overwritten. */
+export class TaskFileError extends FleetError {
+  constructor(
+    readonly file: string,
+    readonly problem: string,
+  ) {
+    super(`${file}: ${problem}`);
+  }
+}
+
+/** A command's outcome that is not an error but a non-zero answer (owner's 9 and 5, takeover refused). */
+export class ExitWith extends FleetError {
+  constructor(
+    override readonly exitCode: number,
+    message = '',
+  ) {
+    super(message);
+  }
+}
+
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

@@ -1,0 +1,67 @@
+// Process facts from the kernel, without starting a process where /proc exists.
+import { readFileSync } from 'node:fs';
+
+/** kill(pid, 0): the process exists (EPERM still means it exists). */
+export function pidExists(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Field 22 of /proc/<pid>/stat: start time in clock ticks after boot; null where unreadable. */
+export function procStartTicks(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // comm (field 2) may hold spaces and parentheses: split after the last ')'.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(rest[19]);
+    return Number.isFinite(ticks) ? ticks : null;
+  } catch {
+    return null;
+  }
+}
+
+let bootTimeCache: number | null | undefined;
+/** btime of /proc/stat, seconds since the epoch. */
+export function bootTime(): number | null {
+  if (bootTimeCache !== undefined) return bootTimeCache;
+  try {
+    const m = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
+    bootTimeCache = m ? Number(m[1]) : null;
+  } catch {
+    bootTimeCache = null;
+  }
+  return bootTimeCache;
+}
+
+/** Linux's USER_HZ is 100 on every architecture procps supports. */
+const CLOCK_TICKS = 100;
+
+const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** What `LC_ALL=C TZ=UTC ps -o lstart=` prints for an instant, spaces collapsed. */
+export function formatLstart(epochSeconds: number): string {
+  const d = new Date(epochSeconds * 1000);
+  return `${DAYS[d.getUTCDay()]} ${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()} ${pad2(d.getUTCHours())}:${pad2(
+    d.getUTCMinutes(),
+  )}:${pad2(d.getUTCSeconds())} ${d.getUTCFullYear()}`;
+}
+
+/** Collapses runs of white space, as the registry's procStart is compared. */
+export function collapseSpaces(s: string): string {
+  return s.trim().replace(/\s+/g, ' ');
+}
+
+/** The process start time as ps's lstart, from /proc; null where /proc cannot tell. */
+export function procStartLstart(pid: number): string | null {
+  const ticks = procStartTicks(pid);
+  const boot = bootTime();
+  if (ticks === null || boot === null) return null;
+  return formatLstart(boot + Math.floor(ticks / CLOCK_TICKS));
+}

@@ -1,0 +1,91 @@
+// An exclusive lock on one task directory: a `.lock` file created with O_EXCL
+// holding the owner's pid and start time. A lock whose process is gone (or
+// whose pid now belongs to another process) is stale and is broken.
+import { link, open, readFile, rename, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { FleetError } from '../errors';
+import { pidExists, procStartTicks } from '../proc';
+
+const LOCK_NAME = '.lock';
+
+function myIdentity(): string {
+  return `${process.pid} ${procStartTicks(process.pid) ?? '-'}\n`;
+}
+
+function isStale(content: string): boolean {
+  const [pidText, startText] = content.trim().split(' ');
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  if (!pidExists(pid)) return true;
+  if (startText && startText !== '-') {
+    const now = procStartTicks(pid);
+    if (now !== null && String(now) !== startText) return true; // pid reused
+  }
+  return false;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface LockOptions {
+  timeoutMs?: number;
+}
+
+/** Runs fn while holding the lock of dir. */
+export async function withDirLock<T>(dir: string, fn: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
+  const lockPath = join(dir, LOCK_NAME);
+  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+  const identity = myIdentity();
+  let delay = 2;
+  for (;;) {
+    try {
+      const fh = await open(lockPath, 'wx', 0o600);
+      try {
+        await fh.writeFile(identity);
+      } finally {
+        await fh.close();
+      }
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    let holder = '';
+    try {
+      holder = await readFile(lockPath, 'utf8');
+    } catch {
+      continue; // released between our open and read
+    }
+    // An empty file is a lock being written right now, not a stale one.
+    if (holder !== '' && isStale(holder)) {
+      await breakStaleLock(lockPath, holder);
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new FleetError(`could not lock ${dir}: held by pid ${holder.trim().split(' ')[0] || '?'}`);
+    }
+    await sleep(delay + Math.random() * delay);
+    delay = Math.min(delay * 2, 50);
+  }
+  try {
+    return await fn();
+  } finally {
+    await unlink(lockPath).catch(() => undefined);
+  }
+}
+
+/** Moves the stale lock aside atomically; only one breaker wins the rename. */
+async function breakStaleLock(lockPath: string, seen: string): Promise<void> {
+  const aside = `${lockPath}.stale-${process.pid}-${Date.now()}`;
+  try {
+    await rename(lockPath, aside);
+  } catch {
+    return;
+  }
+  const moved = await readFile(aside, 'utf8').catch(() => '');
+  if (moved !== seen) {
+    // We moved a lock someone took after our read: put it back unless the slot was taken again.
+    await link(aside, lockPath).catch(() => undefined);
+    await unlink(aside).catch(() => undefined);
+    return;
+  }
+  await unlink(aside).catch(() => undefined);
+}

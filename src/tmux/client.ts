@@ -1,0 +1,123 @@
+// The only code that runs tmux. argv arrays through execa, never a shell string.
+import { execa } from 'execa';
+import type { SocketChoice } from '../context';
+import { TmuxError } from '../errors';
+import { FIELD_SEP, chainArgs, escapeArg, sessionTarget } from './args';
+
+export interface TmuxResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+export class Tmux {
+  constructor(
+    readonly socket: SocketChoice = {},
+    readonly bin: string = 'tmux',
+  ) {}
+
+  /** Server selection flags (-L / -S); empty means tmux's own default ($TMUX inside tmux). */
+  socketArgs(): string[] {
+    if (this.socket.path) return ['-S', this.socket.path];
+    if (this.socket.name) return ['-L', this.socket.name];
+    return [];
+  }
+
+  describeServer(): string {
+    if (this.socket.path) return `tmux server at ${this.socket.path}`;
+    if (this.socket.name) return `tmux server -L ${this.socket.name}`;
+    return 'the default tmux server';
+  }
+
+  /** Runs one tmux command, arguments taken literally; never throws. */
+  tryRun(args: readonly string[]): Promise<TmuxResult> {
+    return this.spawn(args.map(escapeArg));
+  }
+
+  private async spawn(args: readonly string[]): Promise<TmuxResult> {
+    const argv = [...this.socketArgs(), ...args];
+    try {
+      const r = await execa(this.bin, argv, { reject: false, stdin: 'ignore', stripFinalNewline: false });
+      const code = typeof r.exitCode === 'number' ? r.exitCode : 1;
+      if (r.failed && r.exitCode === undefined) {
+        return { stdout: '', stderr: r.shortMessage || 'tmux could not be run', exitCode: 127 };
+      }
+      return { stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), exitCode: code };
+    } catch (err) {
+      return { stdout: '', stderr: err instanceof Error ? err.message : String(err), exitCode: 127 };
+    }
+  }
+
+  /** Runs one tmux command; every argument is taken literally. Throws TmuxError on failure. */
+  run(args: readonly string[]): Promise<string> {
+    return this.runArgv(args.map(escapeArg));
+  }
+
+  /** Several commands in one call. tmux stops at the first failing one and does not undo earlier ones. */
+  chain(commands: readonly (readonly string[])[]): Promise<string> {
+    return this.runArgv(chainArgs(commands));
+  }
+
+  private async runArgv(args: readonly string[]): Promise<string> {
+    const r = await this.spawn(args);
+    if (r.exitCode !== 0) {
+      const what = args[0] ?? 'tmux';
+      const detail = (r.stderr.trim().split('\n')[0] || `exit ${r.exitCode}`).replace(/\s+/g, ' ');
+      throw new TmuxError(`tmux ${what} on ${this.describeServer()}: ${detail}`, args, r.exitCode, r.stderr);
+    }
+    return r.stdout;
+  }
+
+  /** Expands a format against a session (exact target), in one call. Empty output for a missing session. */
+  async display(session: string, format: string): Promise<string> {
+    const out = await this.run(['display-message', '-p', '-t', sessionTarget(session), format]);
+    return out.replace(/\n$/, '');
+  }
+
+  /** Reads chosen formats of every session in one `list-sessions -F` call. */
+  async listSessions<K extends string>(fields: Record<K, string>): Promise<Record<K, string>[]> {
+    const keys = Object.keys(fields) as K[];
+    const format = keys.map((k) => fields[k]).join(FIELD_SEP);
+    const out = await this.run(['list-sessions', '-F', format]);
+    return parseRows(out, keys);
+  }
+
+  /** Sets session options (one call). Values are stored verbatim. */
+  setSessionOptions(session: string, options: Record<string, string>): Promise<string> {
+    return this.chain(setOptionCommands(session, options));
+  }
+
+  async hasSession(session: string): Promise<boolean> {
+    const r = await this.tryRun(['has-session', '-t', sessionTarget(session)]);
+    return r.exitCode === 0;
+  }
+
+  async killSession(session: string): Promise<void> {
+    await this.run(['kill-session', '-t', sessionTarget(session)]);
+  }
+
+  /** True when a server answers on this socket. */
+  async serverRunning(): Promise<boolean> {
+    const r = await this.tryRun(['list-sessions', '-F', '#{session_id}']);
+    return r.exitCode === 0;
+  }
+}
+
+export function setOptionCommands(session: string, options: Record<string, string>): string[][] {
+  return Object.entries(options).map(([k, v]) => ['set-option', '-t', sessionTarget(session), k, v]);
+}
+
+export function parseRows<K extends string>(out: string, keys: readonly K[]): Record<K, string>[] {
+  const rows: Record<K, string>[] = [];
+  for (const line of out.split('\n')) {
+    if (line === '') continue;
+    const parts = line.split(FIELD_SEP);
+    const row = {} as Record<K, string>;
+    keys.forEach((k, i) => {
+      // The last field takes the rest, so a stray tab in it is kept.
+      row[k] = i === keys.length - 1 ? parts.slice(i).join(FIELD_SEP) : (parts[i] ?? '');
+    });
+    rows.push(row);
+  }
+  return rows;
+}

@@ -1,0 +1,87 @@
+// A private tmux server per test: `tmux -L fleet-test-<random> -f /dev/null`,
+// killed afterwards. Never the user's server.
+import { randomBytes } from 'node:crypto';
+import { Tmux } from '../../src/tmux';
+import { sleep, waitFor } from './env';
+
+export interface TestServer {
+  name: string;
+  tmux: Tmux;
+  /** Runs a tmux command on this server (throws on failure). */
+  run(args: string[]): Promise<string>;
+  /** Starts a detached session running cmd (default: a long sleep) with env given by -e. */
+  newSession(name: string, cmd?: string[], env?: Record<string, string>): Promise<void>;
+  kill(): Promise<void>;
+}
+
+export async function startServer(prefix = 'fleet-test'): Promise<TestServer> {
+  const name = `${prefix}-${randomBytes(6).toString('hex')}`;
+  const tmux = new Tmux({ name });
+  // -f /dev/null: no user config. A keeper session holds the server up between test sessions.
+  await tmux.run(['-f', '/dev/null', 'new-session', '-d', '-s', 'keeper', '-x', '200', '-y', '50', 'sleep 86400']);
+  const server: TestServer = {
+    name,
+    tmux,
+    run: (args) => tmux.run(args),
+    async newSession(session, cmd = ['sleep', '86400'], env = {}) {
+      const e = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+      await tmux.run(['new-session', '-d', '-s', session, '-x', '200', '-y', '50', ...e, ...cmd]);
+    },
+    async kill() {
+      await tmux.tryRun(['kill-server']);
+    },
+  };
+  return server;
+}
+
+/**
+ * What an attached client's status line shows, read for real: an outer private
+ * server whose pane attaches a client to the inner server; capture-pane -p on
+ * the outer pane.
+ */
+export interface StatusClient {
+  outer: TestServer;
+  /** The whole visible screen of the attached client. */
+  screen(): Promise<string>;
+  /** The last line of the screen: tmux's status line. */
+  statusLine(): Promise<string>;
+  /** Polls until the status line (or screen with whole=true) matches. */
+  waitForStatus(match: RegExp | string, timeoutMs?: number, whole?: boolean): Promise<string>;
+  kill(): Promise<void>;
+}
+
+export async function attachStatusClient(inner: TestServer, session: string, width = 160): Promise<StatusClient> {
+  const outer = await startServer('fleet-test-outer');
+  const attach = `env -u TMUX tmux -L ${inner.name} attach-session -t '=${session}:'`;
+  await outer.run(['new-session', '-d', '-s', 'view', '-x', String(width), '-y', '12', attach]);
+  await outer.run(['set-option', '-t', '=view:', 'status', 'off']);
+  const screen = () => outer.run(['capture-pane', '-p', '-t', '=view:']);
+  const statusLine = async () => {
+    const lines = (await screen()).replace(/\n+$/, '').split('\n');
+    return lines[lines.length - 1] ?? '';
+  };
+  // Wait until the client is attached.
+  await waitFor(
+    async () => (await inner.tmux.tryRun(['list-clients', '-t', `=${session}:`])).stdout.trim() !== '',
+    'client attached',
+  );
+  return {
+    outer,
+    screen,
+    statusLine,
+    async waitForStatus(match, timeoutMs = 5000, whole = false) {
+      const test = (s: string) => (typeof match === 'string' ? s.includes(match) : match.test(s));
+      let last = '';
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        last = whole ? await screen() : await statusLine();
+        if (test(last)) return last;
+        if (Date.now() > deadline) throw new Error(`status never matched ${String(match)}; last: ${JSON.stringify(last)}`);
+        await sleep(100);
+      }
+    },
+    async kill() {
+      await outer.kill();
+    },
+  };
+}
