@@ -1,0 +1,61 @@
+// The supervisor's pid file, one per tmux server, and the nudge that asks it
+// to re-render now. Neither starts a process.
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { runDir } from '../context';
+import { pidExists } from '../proc';
+
+const PID_PREFIX = 'supervisor-';
+
+/** The server key: a short hash of the server's socket path (tmux's #{socket_path}). */
+export function serverKey(socketPath: string): string {
+  return createHash('sha256').update(socketPath).digest('hex').slice(0, 16);
+}
+
+export function supervisorPidFile(home: string, socketPath: string): string {
+  return join(runDir(home), `${PID_PREFIX}${serverKey(socketPath)}.pid`);
+}
+
+/** The pid of the live supervisor of a server, or null. */
+export function runningSupervisor(home: string, socketPath: string): number | null {
+  try {
+    const pid = Number(readFileSync(supervisorPidFile(home, socketPath), 'utf8').trim().split(/\s+/)[0]);
+    return pidExists(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Socket path of the server this process runs in, from $TMUX ("<socket>,<pid>,<session>"). */
+export function socketPathFromTmuxEnv(env: NodeJS.ProcessEnv = process.env): string | null {
+  const t = env.TMUX;
+  if (!t) return null;
+  const i = t.lastIndexOf(',', t.lastIndexOf(',') - 1);
+  return i > 0 ? t.slice(0, i) : null;
+}
+
+/**
+ * Asks live supervisors to re-render now (SIGUSR1). With a known socket path
+ * only that server's supervisor is nudged, else every supervisor of this home.
+ * Never throws: a nudge is a courtesy, the supervisor also watches the files.
+ */
+export function nudgeSupervisors(home: string, socketPath?: string | null): void {
+  try {
+    const files = socketPath
+      ? [supervisorPidFile(home, socketPath)]
+      : readdirSync(runDir(home))
+          .filter((n) => n.startsWith(PID_PREFIX) && n.endsWith('.pid'))
+          .map((n) => join(runDir(home), n));
+    for (const file of files) {
+      try {
+        const pid = Number(readFileSync(file, 'utf8').trim().split(/\s+/)[0]);
+        if (pidExists(pid)) process.kill(pid, 'SIGUSR1');
+      } catch {
+        /* no supervisor for this server */
+      }
+    }
+  } catch {
+    /* no run directory yet */
+  }
+}
