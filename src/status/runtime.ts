@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runDir } from '../context';
-import { pidExists } from '../proc';
+import { pidExists, procStartTicks } from '../proc';
 
 const PID_PREFIX = 'supervisor-';
 
@@ -17,14 +17,27 @@ export function supervisorPidFile(home: string, socketPath: string): string {
   return join(runDir(home), `${PID_PREFIX}${serverKey(socketPath)}.pid`);
 }
 
-/** The pid of the live supervisor of a server, or null. */
-export function runningSupervisor(home: string, socketPath: string): number | null {
+/** What a pid file holds: "<pid> <start ticks>", so a reused pid is never taken for the supervisor. */
+export function pidFileContent(pid: number = process.pid): string {
+  return `${pid} ${procStartTicks(pid) ?? '-'}\n`;
+}
+
+/** The live process a pid file names, or null (missing, stale, or pid reused). */
+export function livePidFromFile(file: string): number | null {
   try {
-    const pid = Number(readFileSync(supervisorPidFile(home, socketPath), 'utf8').trim().split(/\s+/)[0]);
-    return pidExists(pid) ? pid : null;
+    const [pidText, ticks] = readFileSync(file, 'utf8').trim().split(/\s+/);
+    const pid = Number(pidText);
+    if (!pidExists(pid)) return null;
+    if (ticks && ticks !== '-' && String(procStartTicks(pid)) !== ticks) return null;
+    return pid;
   } catch {
     return null;
   }
+}
+
+/** The pid of the live supervisor of a server, or null. */
+export function runningSupervisor(home: string, socketPath: string): number | null {
+  return livePidFromFile(supervisorPidFile(home, socketPath));
 }
 
 /** Socket path of the server this process runs in, from $TMUX ("<socket>,<pid>,<session>"). */
@@ -48,11 +61,13 @@ export function nudgeSupervisors(home: string, socketPath?: string | null): void
           .filter((n) => n.startsWith(PID_PREFIX) && n.endsWith('.pid'))
           .map((n) => join(runDir(home), n));
     for (const file of files) {
-      try {
-        const pid = Number(readFileSync(file, 'utf8').trim().split(/\s+/)[0]);
-        if (pidExists(pid)) process.kill(pid, 'SIGUSR1');
-      } catch {
-        /* no supervisor for this server */
+      const pid = livePidFromFile(file);
+      if (pid !== null) {
+        try {
+          process.kill(pid, 'SIGUSR1');
+        } catch {
+          /* gone meanwhile */
+        }
       }
     }
   } catch {
