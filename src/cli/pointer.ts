@@ -1,8 +1,17 @@
+// `tmux-fleet pointer --parent <sid>`: the spawner-pointer line for that parent, or nothing.
 import type { Context } from '../context';
-import { FleetError } from '../errors';
+import { UsageError } from '../errors';
+import { findParentRecord } from '../ownership/parent';
+import { pointerLine } from '../pointer/pointer';
 import type { Args } from './spec';
 
-// Placeholder until its issue lands.
-export async function run(_args: Args, _ctx: Context): Promise<number> {
-  throw new FleetError('pointer: not implemented yet');
+export async function run(args: Args, ctx: Context): Promise<number> {
+  const parent = args.parent;
+  if (typeof parent !== 'string' || parent.trim() === '') {
+    throw new UsageError('pointer: missing --parent <sid> (the spawner session id)');
+  }
+  const line = pointerLine(await findParentRecord(ctx.home, parent.trim()));
+  if (ctx.json) process.stdout.write(`${JSON.stringify({ parent: parent.trim(), pointer: line })}\n`);
+  else if (line !== null) process.stdout.write(`${line}\n`);
+  return 0;
 }
