@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { TaskFileError } from '../../src/errors';
+import { TaskSchema, parseTaskText, serializeTask, type Task } from '../../src/tasks';
+
+const NONCE = 'a'.repeat(32);
+
+describe('serializeTask', () => {
+  const cases: [string, Record<string, unknown>, boolean][] = [
+    ['pending (driverSid "")', { slug: 'a', driverSid: '', spawnNonce: NONCE }, true],
+    ['pending (no owner key)', { slug: 'a', spawnNonce: NONCE }, true],
+    ['owned (driverSid)', { slug: 'a', driverSid: 'sid-1', spawnNonce: NONCE }, false],
+    ['owned (operatorSid only)', { slug: 'a', operatorSid: 'sid-o', spawnNonce: NONCE }, false],
+    ['pending (driverSid "" beats operatorSid)', { slug: 'a', driverSid: '', operatorSid: 'sid-o', spawnNonce: NONCE }, true],
+  ];
+
+  it.each(cases)('%s: keeps the nonce = %s', (_what, raw, keeps) => {
+    const text = serializeTask(raw as Task);
+    const back = JSON.parse(text) as Record<string, unknown>;
+    expect('spawnNonce' in back).toBe(keeps);
+    // Every other key is kept, in order.
+    const expected = Object.keys(raw).filter((k) => keeps || k !== 'spawnNonce');
+    expect(Object.keys(back)).toEqual(expected);
+    for (const k of expected) expect(back[k]).toEqual(raw[k]);
+  });
+
+  it('keeps every other key, known or unknown, nested, in its order', () => {
+    const raw = {
+      zz: 1,
+      slug: 'fix-it',
+      driverSid: 'sid-1',
+      spawnNonce: NONCE,
+      driverPane: 'op-fix-it',
+      nested: { b: 1, a: [{ y: 1, x: 2 }] },
+      acceptance: [{ text: 't', addedBy: 'l', addedAt: 'now', extra: true }],
+      handovers: [{ from: 'a', to: 'b', at: 'now', reason: 'r', note: 'kept' }],
+      label: 'quote " and $(x) ; #(y)',
+      aa: null,
+    };
+    // The serializer keeps the order it is given; the schema keeps every key (known keys first).
+    const { spawnNonce: _dropped, ...rest } = raw;
+    expect(serializeTask(raw as Task)).toBe(`${JSON.stringify(rest, null, 2)}\n`);
+    const viaSchema = JSON.parse(serializeTask(TaskSchema.parse(raw))) as Record<string, unknown>;
+    expect(viaSchema).toEqual(rest);
+    expect(Object.keys(viaSchema).sort()).toEqual(Object.keys(rest).sort());
+  });
+
+  it('does not change the task it is given', () => {
+    const t: Task = TaskSchema.parse({ slug: 'a', driverSid: 'sid', spawnNonce: NONCE });
+    serializeTask(t);
+    expect(t.spawnNonce).toBe(NONCE);
+  });
+
+  it('is stable: serialize(parse(serialize(parse(x)))) is serialize(parse(x))', () => {
+    const raw = { b: 1, slug: 'a', driverSid: 'sid', spawnNonce: NONCE, a: { z: 1, y: 2 } };
+    const first = serializeTask(TaskSchema.parse(raw));
+    expect(serializeTask(parseTaskText(first, 'f'))).toBe(first);
+  });
+
+  it('round-trips through parseTaskText', () => {
+    const raw = { slug: 'a', driverSid: '', spawnNonce: NONCE, other: { k: [1, 2] } };
+    const text = serializeTask(TaskSchema.parse(raw));
+    expect(parseTaskText(text, '/x/task.json')).toEqual(raw);
+    expect(text.endsWith('}\n')).toBe(true);
+  });
+});
+
+describe('parseTaskText errors', () => {
+  const file = '/home/u/.local/state/tmux-fleet/tasks/a/task.json';
+  const cases: [string, string, RegExp][] = [
+    ['empty file', '', /not valid JSON/],
+    ['truncated object', '{"slug": "a"', /not valid JSON.*position 12/],
+    ['missing value', '{"slug": }', /not valid JSON.*position 9/],
+    ['bare word', 'nope', /not valid JSON.*position 1/],
+    ['trailing garbage', '{"slug":"a"}x', /not valid JSON.*position 12/],
+    ['torn write on line 3', '{\n  "slug": "a",\n  "driverSid": tru', /not valid JSON.*position/],
+    ['slug missing', '{"driverSid": ""}', /invalid task record at slug:/],
+    ['bad nonce', `{"slug":"a","spawnNonce":"XYZ"}`, /invalid task record at spawnNonce: must be 32 lowercase hex/],
+    ['bad acceptance item', '{"slug":"a","acceptance":[{"text":1,"addedBy":"x","addedAt":"y"}]}', /invalid task record at acceptance\.0\.text:/],
+    ['an array', '[]', /invalid task record at \(top level\)/],
+  ];
+  it.each(cases)('%s: names the file and the problem', (_what, text, problem) => {
+    let caught: unknown;
+    try {
+      parseTaskText(text, file);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(TaskFileError);
+    const err = caught as TaskFileError;
+    expect(err.file).toBe(file);
+    expect(err.message.startsWith(`${file}: `)).toBe(true);
+    expect(err.problem).toMatch(problem);
+    expect(err.exitCode).toBe(1);
+    expect(err.message).not.toContain('\n');
+  });
+});
