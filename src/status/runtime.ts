@@ -49,7 +49,7 @@ export function socketPathFromTmuxEnv(env: NodeJS.ProcessEnv = process.env): str
 }
 
 /**
- * Asks live supervisors to re-render now (SIGUSR1). With a known socket path
+ * Asks live supervisors to re-render now (SIGUSR2). With a known socket path
  * only that server's supervisor is nudged, else every supervisor of this home.
  * Never throws: a nudge is a courtesy, the supervisor also watches the files.
  */
@@ -64,7 +64,7 @@ export function nudgeSupervisors(home: string, socketPath?: string | null): void
       const pid = livePidFromFile(file);
       if (pid !== null) {
         try {
-          process.kill(pid, 'SIGUSR1');
+          process.kill(pid, 'SIGUSR2');
         } catch {
           /* gone meanwhile */
         }

@@ -1,0 +1,272 @@
+// The supervisor: one per tmux server. It keeps @fleet-owner, @fleet-hop and
+// @fleet-agent true for every session, so drawing the status line starts no
+// process. It wakes on file watches (tasks, registry, its nudge file), on
+// SIGUSR2 from stamp/spawn/takeover, and on a slow poll that only makes
+// system calls; each wake is one tmux read, the verdicts and hops computed in
+// memory, and the changed options written in one tmux call.
+import { watch, type FSWatcher } from 'node:fs';
+import { mkdir, open, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runDir, tasksDir } from '../context';
+import { FleetError, errorMessage } from '../errors';
+import { appendLog } from '../log';
+import { pidExists, procStartTicks } from '../proc';
+import type { Tmux } from '../tmux';
+import { applyChanges, type OptionChange, type Toast } from '../tmux/apply';
+import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
+import { livePidFromFile, pidFileContent, serverKey, supervisorPidFile } from './runtime';
+
+export const SEGMENT_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent'] as const;
+export type SegmentOption = (typeof SEGMENT_OPTIONS)[number];
+
+export interface Rendered {
+  /** Desired segment values per session name ('' = nothing to show). */
+  values: Map<string, Record<SegmentOption, string>>;
+  /** Messages for the clients attached to a session. */
+  toasts: { session: string; text: string }[];
+}
+
+/** Computes what every session should show from one tmux snapshot (reads files, starts no process). */
+export type Render = (snapshot: TmuxSnapshot) => Promise<Rendered>;
+
+export interface SupervisorConfig {
+  tmux: Tmux;
+  home: string;
+  registryDir: string;
+  socketPath: string;
+  intervalMs: number;
+  render: Render;
+}
+
+/** Diff of desired against current values: only what changed is written. */
+export function diffSegments(snapshot: TmuxSnapshot, values: Rendered['values']): OptionChange[] {
+  const changes: OptionChange[] = [];
+  const current: Record<SegmentOption, keyof TmuxSnapshot['sessions'][number]> = {
+    '@fleet-owner': 'owner',
+    '@fleet-hop': 'hop',
+    '@fleet-agent': 'agent',
+  };
+  for (const s of snapshot.sessions) {
+    const want = values.get(s.name);
+    for (const option of SEGMENT_OPTIONS) {
+      const value = want?.[option] ?? '';
+      if (s[current[option]] !== value) changes.push({ session: s.name, option, value });
+    }
+  }
+  return changes;
+}
+
+export function toastsForClients(snapshot: TmuxSnapshot, toasts: Rendered['toasts']): Toast[] {
+  const out: Toast[] = [];
+  for (const t of toasts) {
+    for (const c of snapshot.clients) {
+      if (c.session === t.session && c.control !== '1') out.push({ client: c.name, text: t.text });
+    }
+  }
+  return out;
+}
+
+const HOOK_INDEX = 4711;
+const HOOKS = ['session-created', 'session-closed', 'session-renamed'];
+
+export class Supervisor {
+  private watchers: FSWatcher[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private dirty = false;
+  private debounce: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private resolveDone: ((code: number) => void) | null = null;
+  private serverPid = 0;
+  private serverStart: number | null = null;
+  private pidFile: string;
+  private nudgeFile: string;
+  private sigs: Record<string, string> = {};
+  /** Ticks and tmux writes, for tests and the bench. */
+  readonly stats = { ticks: 0, writes: 0 };
+
+  constructor(private readonly cfg: SupervisorConfig) {
+    this.pidFile = supervisorPidFile(cfg.home, cfg.socketPath);
+    this.nudgeFile = join(runDir(cfg.home), `nudge-${serverKey(cfg.socketPath)}`);
+  }
+
+  private log(message: string): void {
+    appendLog(this.cfg.home, 'supervise', message);
+  }
+
+  /** Takes the pid file of this server, or says which pid runs. */
+  private async acquire(): Promise<void> {
+    await mkdir(runDir(this.cfg.home), { recursive: true, mode: 0o700 });
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const fh = await open(this.pidFile, 'wx', 0o600);
+        await fh.writeFile(pidFileContent());
+        await fh.close();
+        return;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      const other = livePidFromFile(this.pidFile);
+      if (other !== null) {
+        throw new FleetError(`a supervisor already runs for ${this.cfg.socketPath} (pid ${other})`);
+      }
+      // Stale: its process is gone. Only remove it if it still says the same.
+      const seen = await readFile(this.pidFile, 'utf8').catch(() => null);
+      if (seen !== null && livePidFromFile(this.pidFile) === null) await unlink(this.pidFile).catch(() => undefined);
+    }
+    throw new FleetError(`could not take ${this.pidFile}`);
+  }
+
+  async run(once = false): Promise<number> {
+    const { tmux } = this.cfg;
+    // The handler goes in before the pid file names us: SIGUSR2's default action is to terminate.
+    process.on('SIGUSR2', this.onNudge);
+    await this.acquire();
+    try {
+      this.serverPid = Number(await tmux.run(['display-message', '-p', '#{pid}']));
+      this.serverStart = procStartTicks(this.serverPid);
+      if (once) {
+        await this.tick();
+        return 0;
+      }
+      await writeFile(this.nudgeFile, '', { mode: 0o600 });
+      await this.installHooks();
+      this.startWatches();
+      process.on('SIGTERM', this.onStop);
+      process.on('SIGINT', this.onStop);
+      this.timer = setInterval(() => void this.poll(), this.cfg.intervalMs);
+      const done = new Promise<number>((resolve) => (this.resolveDone = resolve));
+      this.schedule();
+      this.log(`started for ${this.cfg.socketPath} (server pid ${this.serverPid})`);
+      return await done;
+    } finally {
+      await this.cleanup();
+    }
+  }
+
+  private onNudge = () => this.schedule();
+  private onStop = () => this.stop(0, 'stopped by signal');
+
+  /** tmux hooks touch the nudge file: sessions appearing, closing or renamed change verdicts. */
+  private async installHooks(): Promise<void> {
+    const cmd = `run-shell -b "touch '${this.nudgeFile.replace(/'/g, '')}'"`;
+    await this.cfg.tmux.chain(HOOKS.map((h) => ['set-hook', '-g', `${h}[${HOOK_INDEX}]`, cmd]));
+  }
+
+  private async removeHooks(): Promise<void> {
+    await this.cfg.tmux.chain(HOOKS.map((h) => ['set-hook', '-gu', `${h}[${HOOK_INDEX}]`])).catch(() => undefined);
+  }
+
+  private startWatches(): void {
+    const dirs = [tasksDir(this.cfg.home), this.cfg.registryDir, runDir(this.cfg.home)];
+    for (const dir of dirs) {
+      try {
+        const w = watch(dir, { recursive: dir === tasksDir(this.cfg.home), persistent: true }, (_e, name) => {
+          // Our own pid file changing is not news.
+          if (name && String(name).startsWith('supervisor-')) return;
+          this.schedule();
+        });
+        w.on('error', () => undefined);
+        this.watchers.push(w);
+      } catch {
+        // The directory may not exist yet: the poll notices when it appears.
+      }
+    }
+  }
+
+  /** The slow poll: system calls only, never a process. */
+  private async poll(): Promise<void> {
+    if (!this.serverAlive()) {
+      this.stop(0, 'tmux server went away');
+      return;
+    }
+    let changed = false;
+    for (const dir of [tasksDir(this.cfg.home), this.cfg.registryDir]) {
+      const sig = await stat(dir).then(
+        (s) => `${s.mtimeMs}:${s.ino}`,
+        () => 'missing',
+      );
+      if (this.sigs[dir] !== undefined && this.sigs[dir] !== sig) changed = true;
+      if (this.sigs[dir] === 'missing' && sig !== 'missing') {
+        this.watchers.forEach((w) => w.close());
+        this.watchers = [];
+        this.startWatches();
+      }
+      this.sigs[dir] = sig;
+    }
+    if (changed || this.livenessChanged()) this.schedule();
+  }
+
+  private known = new Map<number, boolean>();
+  /** Processes named by the last render's registry rows: a death changes liveness without touching a file. */
+  watchPids(pids: Iterable<number>): void {
+    this.known = new Map([...pids].map((p) => [p, pidExists(p)]));
+  }
+
+  private livenessChanged(): boolean {
+    for (const [pid, was] of this.known) if (pidExists(pid) !== was) return true;
+    return false;
+  }
+
+  private serverAlive(): boolean {
+    if (!pidExists(this.serverPid)) return false;
+    const now = procStartTicks(this.serverPid);
+    return this.serverStart === null || now === null || now === this.serverStart;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    if (this.debounce) return;
+    this.debounce = setTimeout(() => {
+      this.debounce = null;
+      void this.tick();
+    }, 30);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.running) {
+      this.dirty = true;
+      return;
+    }
+    this.running = true;
+    try {
+      this.stats.ticks++;
+      const snapshot = await readSnapshot(this.cfg.tmux);
+      const rendered = await this.cfg.render(snapshot);
+      const changes = diffSegments(snapshot, rendered.values);
+      const toasts = toastsForClients(snapshot, rendered.toasts);
+      if (await applyChanges(this.cfg.tmux, changes, toasts)) this.stats.writes++;
+    } catch (err) {
+      if (!this.serverAlive()) {
+        this.stop(0, 'tmux server went away');
+        return;
+      }
+      // A session may have closed between read and write: try again on the next wake.
+      this.log(`tick failed: ${errorMessage(err)}`);
+    } finally {
+      this.running = false;
+    }
+    if (this.dirty) {
+      this.dirty = false;
+      this.schedule();
+    }
+  }
+
+  stop(code: number, why: string): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.log(`exiting: ${why}`);
+    this.resolveDone?.(code);
+  }
+
+  private async cleanup(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    if (this.debounce) clearTimeout(this.debounce);
+    this.watchers.forEach((w) => w.close());
+    process.off('SIGUSR2', this.onNudge);
+    process.off('SIGTERM', this.onStop);
+    process.off('SIGINT', this.onStop);
+    if (this.serverAlive()) await this.removeHooks();
+    if (livePidFromFile(this.pidFile) === process.pid) await unlink(this.pidFile).catch(() => undefined);
+  }
+}
