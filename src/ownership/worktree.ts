@@ -1,0 +1,198 @@
+// The task's git worktree (SPEC section 6, `spawn --worktree`).
+//
+// Choices (docs/worktrees.md):
+// - Location: <home>/worktrees/<slug>. The slug is unique in a fleet home (it
+//   names the task directory), so the path is too; nothing is written next to
+//   or inside the user's repository except what `git worktree add` itself
+//   records in the repository's .git.
+// - Branch: fleet/<slug>, new, checked by `git check-ref-format --branch`.
+// - Base: --base as given, resolved in the directory the spawn runs in. The
+//   default is the repository's HEAD: the HEAD of its main checkout, not of the
+//   linked worktree the spawn may run in, so a child spawned from inside another
+//   task's worktree branches from the base and never from its spawner (seeds/002).
+//   `base` records the name (the branch the main checkout is on, e.g. `main`,
+//   or the commit when it is detached); `baseCommit` records the commit the
+//   branch was created at.
+// - Every git call is an argv array through execa; no shell ever sees a value.
+// - Failure leaves nothing behind: no branch, no worktree registration, no directory.
+import { lstat, mkdir, rm, rmdir } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { execa } from 'execa';
+import { FleetError, UsageError } from '../errors';
+import { assertSlug } from '../tasks/slug';
+
+export const BRANCH_PREFIX = 'fleet/';
+
+export function worktreesDir(home: string): string {
+  return join(home, 'worktrees');
+}
+
+export function taskWorktreePath(home: string, slug: string): string {
+  return join(worktreesDir(home), assertSlug(slug));
+}
+
+export function taskBranch(slug: string): string {
+  return `${BRANCH_PREFIX}${assertSlug(slug)}`;
+}
+
+export interface CreateWorktreeOptions {
+  /** A directory inside the repository the spawn runs in. */
+  repoCwd: string;
+  slug: string;
+  /** Base ref (branch, tag, commit); default: the repository's HEAD (its main checkout's). */
+  base?: string;
+  home: string;
+}
+
+export interface TaskWorktree {
+  /** Absolute path of the new worktree. */
+  worktree: string;
+  /** fleet/<slug> */
+  branch: string;
+  /** The base as a name: --base as given, else the main checkout's branch (or its commit when detached). */
+  base: string;
+  /** The commit fleet/<slug> was created at. */
+  baseCommit: string;
+  /** Top level of the checkout the spawn ran in; git commands for rollback run there. */
+  repo: string;
+}
+
+interface GitResult {
+  ok: boolean;
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+// Variables that would aim git at another repository than the -C directory.
+const GIT_ENV_OVERRIDES = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR', 'GIT_OBJECT_DIRECTORY', 'GIT_NAMESPACE', 'GIT_PREFIX'];
+
+async function git(cwd: string, args: readonly string[]): Promise<GitResult> {
+  const env: Record<string, string | undefined> = { GIT_TERMINAL_PROMPT: '0' };
+  for (const k of GIT_ENV_OVERRIDES) env[k] = undefined;
+  try {
+    const r = await execa('git', ['-C', cwd, ...args], { reject: false, env, stdin: 'ignore', timeout: 60_000 });
+    return { ok: r.exitCode === 0, stdout: String(r.stdout), stderr: String(r.stderr).trim(), exitCode: r.exitCode ?? -1 };
+  } catch (err) {
+    throw new FleetError(`could not run git: ${(err as Error).message}`);
+  }
+}
+
+function oneLine(text: string): string {
+  return text.split('\n').map((s) => s.trim()).filter(Boolean).join(' ');
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Throws UsageError unless name is a valid branch name by git's own rule. */
+export async function assertBranchName(cwd: string, name: string): Promise<void> {
+  const r = await git(cwd, ['check-ref-format', '--branch', name]);
+  if (!r.ok) throw new UsageError(`invalid branch name ${JSON.stringify(name)} (git check-ref-format --branch refuses it)`);
+}
+
+async function resolveBase(top: string, base: string | undefined): Promise<{ base: string; commit: string }> {
+  if (base !== undefined) {
+    if (base === '' || base.startsWith('-')) throw new UsageError(`--base: ${JSON.stringify(base)} is not a git ref`);
+    const r = await git(top, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${base}^{commit}`]);
+    if (!r.ok) throw new UsageError(`--base: no commit ${JSON.stringify(base)} in the repository at ${top}`);
+    return { base, commit: r.stdout.trim() };
+  }
+  // The main checkout's HEAD lives in the common git directory.
+  const common = await git(top, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+  if (!common.ok) throw new FleetError(`git rev-parse --git-common-dir failed in ${top}: ${oneLine(common.stderr)}`);
+  const gitDir = common.stdout.trim();
+  const commit = await git(top, [`--git-dir=${gitDir}`, 'rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+  if (!commit.ok) throw new UsageError(`the repository at ${top} has no commit on HEAD yet: commit first, or give --base`);
+  const name = await git(top, [`--git-dir=${gitDir}`, 'symbolic-ref', '--quiet', '--short', 'HEAD']);
+  const sha = commit.stdout.trim();
+  return { base: name.ok && name.stdout.trim() !== '' ? name.stdout.trim() : sha, commit: sha };
+}
+
+/**
+ * Creates <home>/worktrees/<slug> on a new branch fleet/<slug> from the base.
+ * UsageError outside a git repository or for a bad base; FleetError when the
+ * branch or the path already exists or git fails. On any failure nothing is
+ * left behind.
+ */
+export async function createTaskWorktree(opts: CreateWorktreeOptions): Promise<TaskWorktree> {
+  const branch = taskBranch(opts.slug);
+  const worktree = resolve(taskWorktreePath(opts.home, opts.slug));
+  const cwd = resolve(opts.repoCwd);
+
+  const top = await git(cwd, ['rev-parse', '--show-toplevel']);
+  if (!top.ok || top.stdout.trim() === '') {
+    throw new UsageError(`--worktree: ${cwd} is not inside a git repository (or git cannot read it: ${oneLine(top.stderr) || 'no work tree'})`);
+  }
+  const repo = top.stdout.trim();
+  await assertBranchName(repo, branch);
+  const { base, commit } = await resolveBase(repo, opts.base);
+
+  if ((await git(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`])).ok) {
+    throw new FleetError(`--worktree: branch ${branch} already exists in ${repo}; delete it (git branch -D ${branch}) or pick another slug`);
+  }
+  if (await exists(worktree)) {
+    throw new FleetError(`--worktree: ${worktree} already exists; remove it (git worktree remove) or pick another slug`);
+  }
+  if (await isRegistered(repo, worktree)) {
+    throw new FleetError(`--worktree: ${worktree} is still registered as a worktree of ${repo} though it is gone; run git worktree prune`);
+  }
+
+  const parent = worktreesDir(opts.home);
+  const madeParent = !(await exists(parent));
+  if (madeParent) await mkdir(parent, { recursive: true, mode: 0o700 });
+
+  const add = await git(repo, ['worktree', 'add', '--quiet', '-b', branch, '--', worktree, commit]);
+  if (!add.ok) {
+    await undo({ repo, worktree, branch, baseCommit: commit }).catch(() => undefined);
+    // It did not exist before this call; whatever git left there is ours.
+    await rm(worktree, { recursive: true, force: true }).catch(() => undefined);
+    if (madeParent) await rmdir(parent).catch(() => undefined);
+    throw new FleetError(`--worktree: git worktree add failed for ${worktree}: ${oneLine(add.stderr)}`);
+  }
+  return { worktree, branch, base, baseCommit: commit, repo };
+}
+
+async function isRegistered(repo: string, worktree: string): Promise<boolean> {
+  // -z (git 2.36+) keeps paths with newlines whole; older git gets the line form.
+  let list = await git(repo, ['worktree', 'list', '--porcelain', '-z']);
+  let sep = '\0';
+  if (!list.ok) {
+    list = await git(repo, ['worktree', 'list', '--porcelain']);
+    sep = '\n';
+  }
+  if (!list.ok) return false;
+  return list.stdout.split(sep).some((field) => field === `worktree ${worktree}`);
+}
+
+/** Best-effort undo of a half-made worktree; reports what could not be removed. */
+async function undo(w: Pick<TaskWorktree, 'repo' | 'worktree' | 'branch' | 'baseCommit'>): Promise<string[]> {
+  const left: string[] = [];
+  if (await isRegistered(w.repo, w.worktree)) {
+    const r = await git(w.repo, ['worktree', 'remove', '--force', '--', w.worktree]);
+    if (!r.ok) left.push(`worktree ${w.worktree} (${oneLine(r.stderr)})`);
+  }
+  if ((await git(w.repo, ['show-ref', '--verify', '--quiet', `refs/heads/${w.branch}`])).ok) {
+    // Deleted only while it still points where we made it: work committed on it since is never thrown away.
+    const r = await git(w.repo, ['update-ref', '-d', `refs/heads/${w.branch}`, w.baseCommit]);
+    if (!r.ok) left.push(`branch ${w.branch} (it moved since it was created; not deleted)`);
+  }
+  return left;
+}
+
+/**
+ * Rollback of createTaskWorktree, for a spawn whose later step failed: removes
+ * the worktree (even with changes in it) and deletes the branch, unless the
+ * branch has moved since it was created. Throws FleetError naming what is left.
+ */
+export async function removeTaskWorktree(w: Pick<TaskWorktree, 'repo' | 'worktree' | 'branch' | 'baseCommit'>): Promise<void> {
+  if (!isAbsolute(w.worktree)) throw new UsageError(`removeTaskWorktree: ${w.worktree} is not an absolute path`);
+  const left = await undo(w);
+  if (left.length > 0) throw new FleetError(`could not roll back the task worktree: ${left.join('; ')}`);
+}
