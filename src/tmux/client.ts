@@ -58,6 +58,11 @@ export class Tmux {
     return this.runArgv(chainArgs(commands));
   }
 
+  /** Several commands in one call; never throws: the caller sees what the commands before a failure printed. */
+  tryChain(commands: readonly (readonly string[])[]): Promise<TmuxResult> {
+    return this.spawn(chainArgs(commands));
+  }
+
   private async runArgv(args: readonly string[]): Promise<string> {
     const r = await this.spawn(args);
     if (r.exitCode !== 0) {
