@@ -1,6 +1,12 @@
-export { RegistryRowSchema } from './schema';
+export { RegistryRowSchema, timeMs } from './schema';
 export type { RegistryRow, RegistryEntry } from './schema';
-export { readRegistry, ROW_FILE_RE, MAX_ROW_BYTES } from './reader';
-export type { RegistrySnapshot } from './reader';
-export { aliveRows, startTimes, sessionLiveness } from './liveness';
-export type { Liveness } from './liveness';
+export { readRegistry, ROW_FILE_RE, MAX_ROW_BYTES, RETRY_DELAY_MS } from './reader';
+export type { RegistrySnapshot, ReadOptions } from './reader';
+export { aliveRows, rowsAlive, liveRows, startTimes, sessionLiveness } from './liveness';
+export type { Liveness, LiveRow } from './liveness';
+export { follow, guessByCwd, isSpare, parkedJob, shortSid, pickBest, MAX_HOPS } from './follow';
+export type { FollowResult, ChainLink, StopReason } from './follow';
+export { HopTracker, hopOf, hopToast, renderHop, renderAgent, describeFollow } from './hop';
+export type { AgentState, SessionHop, HopEvent, HopKind, HopUpdate, Stamps } from './hop';
+export { watchDir, dirSignature } from './watch';
+export type { DirWatcher, WatchOptions } from './watch';

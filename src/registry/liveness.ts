@@ -26,25 +26,42 @@ export async function startTimes(pids: readonly number[]): Promise<Map<number, s
   return out;
 }
 
-/** Liveness of each row (by pid), with one start-time look-up for all of them. */
-export async function aliveRows(rows: readonly RegistryRow[]): Promise<Map<number, boolean>> {
-  const existing = rows.filter((r) => pidExists(r.pid));
-  const needStart = existing.filter((r) => r.procStart !== undefined).map((r) => r.pid);
+/**
+ * Liveness of each row, index-aligned with `rows`, with one start-time look-up
+ * for all of them. Two rows naming the same pid may differ (one has a stale
+ * procStart), so the answer is per row, not per pid.
+ */
+export async function rowsAlive(rows: readonly RegistryRow[]): Promise<boolean[]> {
+  const exists = rows.map((r) => pidExists(r.pid));
+  const needStart = rows.filter((r, i) => exists[i] && r.procStart !== undefined).map((r) => r.pid);
   const starts = needStart.length > 0 ? await startTimes(needStart) : new Map<number, string>();
-  const alive = new Map<number, boolean>();
-  for (const r of rows) {
-    if (!pidExists(r.pid)) {
-      alive.set(r.pid, false);
-      continue;
-    }
-    if (r.procStart === undefined) {
-      alive.set(r.pid, true);
-      continue;
-    }
+  return rows.map((r, i) => {
+    if (!exists[i]) return false;
+    if (r.procStart === undefined) return true;
     const actual = starts.get(r.pid);
-    alive.set(r.pid, actual !== undefined && actual === collapseSpaces(r.procStart));
-  }
+    return actual !== undefined && actual === collapseSpaces(r.procStart);
+  });
+}
+
+/** Liveness by pid (a pid is alive when any row naming it is). Prefer rowsAlive. */
+export async function aliveRows(rows: readonly RegistryRow[]): Promise<Map<number, boolean>> {
+  const flags = await rowsAlive(rows);
+  const alive = new Map<number, boolean>();
+  rows.forEach((r, i) => alive.set(r.pid, Boolean(alive.get(r.pid)) || Boolean(flags[i])));
   return alive;
+}
+
+/** A row with its liveness: what Follow and the hop tracker take. */
+export interface LiveRow {
+  row: RegistryRow;
+  alive: boolean;
+}
+
+/** Every row of a snapshot with its liveness (one start-time look-up for all). */
+export async function liveRows(snapshot: { entries: readonly { row: RegistryRow }[] }): Promise<LiveRow[]> {
+  const rows = snapshot.entries.map((e) => e.row);
+  const flags = await rowsAlive(rows);
+  return rows.map((row, i) => ({ row, alive: Boolean(flags[i]) }));
 }
 
 export type Liveness = 'live' | 'gone' | 'unknown';
@@ -64,8 +81,8 @@ export async function sessionLiveness(
   if (!snapshot.readable) return 'unknown';
   const rows = snapshot.entries.map((e) => e.row).filter((r) => r.sessionId === sid);
   if (rows.length > 0) {
-    const alive = await aliveRows(rows);
-    return rows.some((r) => alive.get(r.pid)) ? 'live' : 'gone';
+    const alive = await rowsAlive(rows);
+    return alive.some(Boolean) ? 'live' : 'gone';
   }
   return (await stamped()) ? 'live' : 'gone';
 }

@@ -7,7 +7,7 @@ import { RegistryRowSchema, type RegistryEntry } from './schema';
 
 export const ROW_FILE_RE = /^\d+\.json$/;
 export const MAX_ROW_BYTES = 256 * 1024;
-const RETRY_DELAY_MS = 15;
+export const RETRY_DELAY_MS = 15;
 
 export interface RegistrySnapshot {
   dir: string;
@@ -15,22 +15,44 @@ export interface RegistrySnapshot {
   readable: boolean;
   error?: string;
   entries: RegistryEntry[];
-  /** Rows skipped: unparseable after one retry, invalid, or over the size cap. */
+  /** Rows skipped: unparseable after one retry, invalid, not a regular file, or over the size cap. */
   malformed: number;
+}
+
+export interface ReadOptions {
+  /** Pause before the one retry of a file that did not parse (default RETRY_DELAY_MS). */
+  retryDelayMs?: number;
+  /** Called when a file did not parse, before the pause and the retry (tests use it to finish a torn write). */
+  onRetry?: (file: string) => void;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Reads at most MAX_ROW_BYTES of a regular file without following links or blocking on FIFOs. */
+/**
+ * Reads at most MAX_ROW_BYTES of a regular file without following links or
+ * blocking on FIFOs (O_NONBLOCK; the type is checked before and after open).
+ * null: not a regular file, or over the cap.
+ */
 async function readCapped(file: string): Promise<string | null> {
   const st = await lstat(file);
   if (!st.isFile() || st.size > MAX_ROW_BYTES) return null;
   const fh = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    const buf = Buffer.alloc(Math.min(st.size + 1, MAX_ROW_BYTES + 1));
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    if (bytesRead > MAX_ROW_BYTES) return null;
-    return buf.subarray(0, bytesRead).toString('utf8');
+    // Swapped for something else between lstat and open: never read it.
+    if (!(await fh.stat()).isFile()) return null;
+    const buf = Buffer.alloc(Math.min(st.size + 4096, MAX_ROW_BYTES + 1));
+    let total = 0;
+    for (;;) {
+      if (total === buf.length) {
+        if (total > MAX_ROW_BYTES) return null;
+        break;
+      }
+      const { bytesRead } = await fh.read(buf, total, buf.length - total, total);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+    }
+    if (total > MAX_ROW_BYTES) return null;
+    return buf.subarray(0, total).toString('utf8');
   } finally {
     await fh.close();
   }
@@ -38,7 +60,7 @@ async function readCapped(file: string): Promise<string | null> {
 
 type RowRead = { entry: RegistryEntry } | { malformed: true } | { gone: true };
 
-async function readRow(file: string): Promise<RowRead> {
+async function readRow(file: string, opts: ReadOptions): Promise<RowRead> {
   for (let attempt = 0; attempt < 2; attempt++) {
     let text: string | null;
     try {
@@ -48,18 +70,24 @@ async function readRow(file: string): Promise<RowRead> {
       return { malformed: true };
     }
     if (text === null) return { malformed: true };
+    let json: unknown;
     try {
-      const parsed = RegistryRowSchema.safeParse(JSON.parse(text));
-      return parsed.success ? { entry: { file, row: parsed.data } } : { malformed: true };
+      json = JSON.parse(text);
     } catch {
       // A writer may have been caught mid-write: try once more.
-      if (attempt === 0) await sleep(RETRY_DELAY_MS);
+      if (attempt === 0) {
+        opts.onRetry?.(file);
+        await sleep(opts.retryDelayMs ?? RETRY_DELAY_MS);
+      }
+      continue;
     }
+    const parsed = RegistryRowSchema.safeParse(json);
+    return parsed.success ? { entry: { file, row: parsed.data } } : { malformed: true };
   }
   return { malformed: true };
 }
 
-export async function readRegistry(dir: string): Promise<RegistrySnapshot> {
+export async function readRegistry(dir: string, opts: ReadOptions = {}): Promise<RegistrySnapshot> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -69,7 +97,8 @@ export async function readRegistry(dir: string): Promise<RegistrySnapshot> {
     if (code === 'ENOENT') return { dir, readable: true, entries: [], malformed: 0 };
     return { dir, readable: false, error: `${dir}: ${(err as Error).message}`, entries: [], malformed: 0 };
   }
-  const results = await Promise.all(names.filter((n) => ROW_FILE_RE.test(n)).map((n) => readRow(join(dir, n))));
+  const rowNames = names.filter((n) => ROW_FILE_RE.test(n)).sort();
+  const results = await Promise.all(rowNames.map((n) => readRow(join(dir, n), opts)));
   const entries: RegistryEntry[] = [];
   let malformed = 0;
   for (const r of results) {

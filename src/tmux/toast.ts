@@ -1,0 +1,43 @@
+// Toasts: a message shown on the clients attached to a session
+// (display-message -c <client>). Control-mode clients draw nothing and are skipped.
+import { sessionTarget } from './args';
+import { applyChanges, type Toast } from './apply';
+import { parseRows, type Tmux } from './client';
+import { CLIENT_FIELDS, type ClientSnap } from './snapshot';
+
+/** The toasts for one session's clients, from a client list (e.g. a snapshot's): pure. */
+export function toastsFor(clients: readonly ClientSnap[], session: string, text: string): Toast[] {
+  return clients
+    .filter((c) => c.session === session && c.control !== '1' && c.name !== '')
+    .map((c) => ({ client: c.name, text }));
+}
+
+/** The clients attached to one session: one list-clients call. No session, no clients. */
+export async function sessionClients(tmux: Tmux, session: string): Promise<ClientSnap[]> {
+  const keys = Object.keys(CLIENT_FIELDS) as (keyof typeof CLIENT_FIELDS)[];
+  const r = await tmux.tryRun(['list-clients', '-t', sessionTarget(session), '-F', keys.map((k) => CLIENT_FIELDS[k]).join('\t')]);
+  if (r.exitCode !== 0) return [];
+  return parseRows(r.stdout, keys);
+}
+
+/**
+ * Toasts every (non-control) client attached to a session: one list-clients
+ * call, then all display-messages chained in one call. Returns how many
+ * clients were toasted. Text is plain ('#' is doubled on the way).
+ */
+export async function toastSession(tmux: Tmux, session: string, text: string): Promise<number> {
+  const toasts = toastsFor(await sessionClients(tmux, session), session, text);
+  if (toasts.length === 0) return 0;
+  try {
+    await applyChanges(tmux, [], toasts);
+    return toasts.length;
+  } catch {
+    // A client detached between the two calls and the chain stopped there: one by one.
+    let n = 0;
+    for (const t of toasts) {
+      const r = await tmux.tryRun(['display-message', '-c', t.client, t.text.replace(/#/g, '##')]);
+      if (r.exitCode === 0) n++;
+    }
+    return n;
+  }
+}

@@ -1,0 +1,142 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { dir as tmpDir } from 'tmp-promise';
+import { describeFollow, HopTracker, hopToast, renderAgent, renderHop } from '../../src/registry/hop';
+import { follow } from '../../src/registry/follow';
+import type { LiveRow } from '../../src/registry/liveness';
+import type { RegistryRow } from '../../src/registry/schema';
+import { watchDir } from '../../src/registry/watch';
+import { waitFor, sleep } from '../helpers/env';
+
+const TAB = '10e378ef-1111-4000-8000-000000000001';
+const JOB = 'e9e4ae8e-2222-4000-8000-000000000002';
+const r = (row: Partial<RegistryRow> & { pid: number; sessionId: string }, alive = true): LiveRow => ({ row, alive });
+
+const busyTab = [r({ pid: 1, sessionId: TAB, kind: 'interactive', status: 'busy' })];
+const parked = (jobStatus = 'busy', waitingFor?: string) => [
+  r({ pid: 1, sessionId: TAB, kind: 'interactive', status: 'idle', parkedJobId: 'e9e4ae8e' }),
+  r({ pid: 2, sessionId: JOB, kind: 'bg', status: jobStatus, jobId: 'e9e4ae8e', ...(waitingFor ? { waitingFor } : {}) }),
+];
+
+describe('HopTracker', () => {
+  it('first sight records without an event; a park and the way back are events', () => {
+    const t = new HopTracker<{ seen: string[] }>(() => ({ seen: [] }));
+    const stamps = { 'op-a': TAB };
+    const u0 = t.update(stamps, busyTab);
+    expect(u0.events).toEqual([]);
+    expect(renderHop(u0.sessions.get('op-a'))).toBe('');
+    expect(renderAgent(u0.sessions.get('op-a')!.agent)).toBe('busy');
+    t.state(TAB).seen.push('tab event');
+
+    const u1 = t.update(stamps, parked('waiting', 'approve Bash'));
+    expect(u1.events).toEqual([
+      {
+        session: 'op-a',
+        base: TAB,
+        from: TAB,
+        to: JOB,
+        kind: 'park',
+        jobId: 'e9e4ae8e',
+        text: 'fleet: 10e3 parked its work on background job e9e4ae8e, following',
+      },
+    ]);
+    const hop = u1.sessions.get('op-a')!;
+    expect(renderHop(hop)).toBe('10e3 → e9e4');
+    // The job's permission wait shows, not the tab's idle.
+    expect(renderAgent(hop.agent)).toBe('waiting: approve Bash');
+    // State stays filed under the tab's id, and was reset, not merged.
+    expect(t.state(TAB).seen).toEqual([]);
+    t.state(TAB).seen.push('job event');
+
+    expect(t.update(stamps, parked('busy')).events).toEqual([]);
+    expect(t.state(TAB).seen).toEqual(['job event']);
+
+    const u3 = t.update(stamps, busyTab);
+    expect(u3.events.map((e) => [e.kind, e.from, e.to, e.text])).toEqual([['back', JOB, TAB, 'fleet: work came back to 10e3']]);
+    expect(renderHop(u3.sessions.get('op-a'))).toBe('');
+    expect(t.state(TAB).seen).toEqual([]);
+  });
+
+  it('a row missing for one read toasts nothing', () => {
+    const t = new HopTracker();
+    t.update(new Map([['s', TAB]]), parked());
+    expect(t.update(new Map([['s', TAB]]), []).events).toEqual([]);
+    expect(t.update(new Map([['s', TAB]]), parked()).events).toEqual([]);
+  });
+
+  it('a new stamp on a session (/clear) is a new base, not a hop', () => {
+    const t = new HopTracker();
+    t.update([['s', TAB]], busyTab);
+    const other = [r({ pid: 1, sessionId: 'ffff0000-x', status: 'idle', parkedJobId: 'e9e4ae8e' }), parked()[1]!];
+    expect(t.update([['s', 'ffff0000-x']], other).events).toEqual([]);
+  });
+
+  it('a parked job whose row is not there yet is followed once it appears', () => {
+    const t = new HopTracker();
+    t.update({ s: TAB }, busyTab);
+    expect(t.update({ s: TAB }, parked().slice(0, 1)).events).toEqual([]);
+    expect(t.update({ s: TAB }, parked()).events.map((e) => e.kind)).toEqual(['park']);
+  });
+
+  it('unstamped sessions are not tracked', () => {
+    const t = new HopTracker();
+    expect([...t.update({ a: '' }, busyTab).sessions.keys()]).toEqual([]);
+  });
+});
+
+describe('render', () => {
+  it('agent text from the attached row', () => {
+    expect(renderAgent({ sessionId: 'x', status: 'idle', waitingFor: null, alive: true })).toBe('idle');
+    expect(renderAgent({ sessionId: 'x', status: 'waiting', waitingFor: null, alive: true })).toBe('waiting');
+    expect(renderAgent({ sessionId: 'x', status: 'busy', waitingFor: null, alive: false })).toBe('');
+    expect(renderAgent(null)).toBe('');
+  });
+
+  it('toasts', () => {
+    expect(hopToast({ kind: 'park', base: TAB, to: JOB, jobId: 'e9e4ae8e' })).toBe('fleet: 10e3 parked its work on background job e9e4ae8e, following');
+    expect(hopToast({ kind: 'back', base: TAB, to: TAB, jobId: null })).toBe('fleet: work came back to 10e3');
+  });
+
+  it('follow lines', () => {
+    expect(describeFollow(follow(parked(), TAB))).toBe('10e378ef → e9e4ae8e (parked on job e9e4ae8e), busy');
+    expect(describeFollow(follow(busyTab, TAB))).toBe('10e378ef, busy');
+    expect(describeFollow(follow(parked().slice(0, 1), TAB))).toBe('10e378ef (parked on job e9e4ae8e, which no row runs), idle');
+    expect(describeFollow(follow([], TAB))).toBe('10e378ef: no registry row holds this session id');
+  });
+});
+
+describe('watchDir', () => {
+  it('reports a rename into the directory, debounced, and stops when closed', async () => {
+    const d = await tmpDir({ unsafeCleanup: true });
+    let n = 0;
+    const w = watchDir(d.path, () => n++, { intervalMs: 0, debounceMs: 30, filter: (x) => /^\d+\.json$/.test(x) });
+    await writeFile(join(d.path, '.1.json.tmp'), '{}');
+    await rename(join(d.path, '.1.json.tmp'), join(d.path, '1.json'));
+    await writeFile(join(d.path, '1.json'), '{"a":1}');
+    await waitFor(() => n > 0, 'a change');
+    await sleep(100);
+    expect(n).toBe(1);
+    await writeFile(join(d.path, '1.key'), 'secret');
+    await sleep(100);
+    expect(n).toBe(1);
+    w.close();
+    await writeFile(join(d.path, '2.json'), '{}');
+    await sleep(100);
+    expect(n).toBe(1);
+    await d.cleanup();
+  });
+
+  it('polls when there is no directory to watch yet', async () => {
+    const d = await tmpDir({ unsafeCleanup: true });
+    const dir = join(d.path, 'later');
+    let n = 0;
+    const w = watchDir(dir, () => n++, { intervalMs: 50, debounceMs: 10 });
+    await sleep(120);
+    await mkdir(dir);
+    await writeFile(join(dir, '3.json'), '{}');
+    await waitFor(() => n > 0, 'the poll to see the new directory', 3000);
+    w.close();
+    await d.cleanup();
+  });
+});
