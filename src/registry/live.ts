@@ -1,0 +1,125 @@
+// The live loop over every stamped session of one tmux server: on each
+// registry change, one snapshot read of the server, a re-follow of every
+// stamped session (HopTracker), and one batched tmux call writing the changed
+// @fleet-hop options and toasting the clients of the sessions that hopped.
+// `tmux-fleet follow --watch` runs it; the supervisor shares HopTracker.
+import { pidExists, procStartTicks } from '../proc';
+import { applyChanges, type OptionChange, type Toast } from '../tmux/apply';
+import { escapeFormat } from '../tmux/args';
+import type { Tmux } from '../tmux/client';
+import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
+import { toastsFor } from '../tmux/toast';
+import { HopTracker, renderHop, type HopEvent, type HopUpdate } from './hop';
+import { liveRows } from './liveness';
+import { ROW_FILE_RE, readRegistry } from './reader';
+import { watchDir } from './watch';
+
+export interface LiveFollowOptions {
+  tmux: Tmux;
+  registry: string;
+  /** Poll interval (ms) when file watches miss; default: @fleet-interval seconds, else 2 s. */
+  intervalMs?: number;
+  /** Write @fleet-hop on the sessions whose hop text changed (default true). */
+  writeHop?: boolean;
+  /** After every refresh (first included). */
+  onUpdate?: (u: HopUpdate, first: boolean) => void;
+  onEvent?: (e: HopEvent) => void;
+  /** Refresh failures that do not end the loop. */
+  onError?: (err: unknown) => void;
+  signal?: AbortSignal;
+}
+
+/** The option changes that make every session's @fleet-hop match its hop (and clear it on unstamped sessions). */
+export function hopOptionChanges(snap: TmuxSnapshot, update: HopUpdate): OptionChange[] {
+  const changes: OptionChange[] = [];
+  for (const s of snap.sessions) {
+    const want = escapeFormat(renderHop(update.sessions.get(s.name)));
+    if (s.hop !== want) changes.push({ session: s.name, option: '@fleet-hop', value: want });
+  }
+  return changes;
+}
+
+/** The toasts of a set of hop events, for the (non-control) clients of each session. */
+export function hopToasts(snap: TmuxSnapshot, events: readonly HopEvent[]): Toast[] {
+  return events.flatMap((e) => toastsFor(snap.clients, e.session, e.text));
+}
+
+/** Runs until the tmux server goes away or the signal aborts. Resolves with why it ended. */
+export async function followLive(opts: LiveFollowOptions): Promise<'server-gone' | 'aborted'> {
+  const { tmux } = opts;
+  const head = await tmux.run(['display-message', '-p', '#{pid}\t#{@fleet-interval}']);
+  const [pidText = '', intervalText = ''] = head.replace(/\n$/, '').split('\t');
+  const serverPid = Number(pidText);
+  const serverStart = procStartTicks(serverPid);
+  // The server's socket file outlives it; its process does not (start time guards a reused pid).
+  const serverAlive = () =>
+    !Number.isInteger(serverPid) || serverPid <= 0 || (pidExists(serverPid) && (serverStart === null || procStartTicks(serverPid) === serverStart));
+  const seconds = Number(intervalText);
+  const intervalMs = opts.intervalMs ?? (Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 2000);
+  const tracker = new HopTracker();
+
+  return new Promise((resolve) => {
+    let done = false;
+    let running = false;
+    let again = false;
+    let first = true;
+
+    const finish = (why: 'server-gone' | 'aborted') => {
+      if (done) return;
+      done = true;
+      watcher.close();
+      clearInterval(alive);
+      process.removeListener('SIGUSR1', refresh);
+      opts.signal?.removeEventListener('abort', onAbort);
+      resolve(why);
+    };
+
+    async function once(): Promise<void> {
+      let snap: TmuxSnapshot;
+      try {
+        snap = await readSnapshot(tmux);
+      } catch (err) {
+        if (!(await tmux.serverRunning())) return finish('server-gone');
+        throw err;
+      }
+      const registry = await readRegistry(opts.registry);
+      const rows = await liveRows(registry);
+      const stamps = snap.sessions.filter((s) => s.stamp !== '').map((s) => [s.name, s.stamp] as const);
+      const update = tracker.update(stamps, rows);
+      const changes = opts.writeHop === false ? [] : hopOptionChanges(snap, update);
+      await applyChanges(tmux, changes, hopToasts(snap, update.events));
+      opts.onUpdate?.(update, first);
+      first = false;
+      for (const e of update.events) opts.onEvent?.(e);
+    }
+
+    function refresh(): void {
+      if (done) return;
+      if (running) {
+        again = true;
+        return;
+      }
+      running = true;
+      once()
+        .catch((err) => opts.onError?.(err))
+        .finally(() => {
+          running = false;
+          if (again && !done) {
+            again = false;
+            refresh();
+          }
+        });
+    }
+
+    const onAbort = () => finish('aborted');
+    const watcher = watchDir(opts.registry, refresh, { intervalMs, filter: (n) => ROW_FILE_RE.test(n) });
+    // Is the server still there: kill(pid, 0), no process started.
+    const alive = setInterval(() => {
+      if (!serverAlive()) finish('server-gone');
+    }, Math.min(intervalMs, 1000));
+    process.on('SIGUSR1', refresh);
+    if (opts.signal?.aborted) return finish('aborted');
+    opts.signal?.addEventListener('abort', onAbort);
+    refresh();
+  });
+}
