@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Builds the helper (dist/tmux-fleet.mjs) in the plugin directory, then starts
+# the supervisor. tmux-plugin.tmux runs this in the background on first load;
+# it never blocks tmux start-up. A lock directory keeps two loads from
+# building at once. Outcome: display-message, and the fleet log.
+#
+# TMUX_FLEET_BUILD_CMD overrides the build (a sh command run in the plugin
+# directory; default: npm ci && npm run build). Tests use it.
+set -u
+
+SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=scripts/helpers.sh
+. "$SCRIPTS_DIR/helpers.sh"
+
+PLUGIN_DIR="$(fleet_plugin_dir)"
+HELPER="$(fleet_helper_path)"
+LOCK="$PLUGIN_DIR/.fleet-build.lock"
+BUILD_CMD="${TMUX_FLEET_BUILD_CMD:-npm ci --no-audit --no-fund && npm run build}"
+
+# Takes the lock, breaking it when the process that holds it is gone.
+take_lock() {
+	local holder
+	if mkdir "$LOCK" 2>/dev/null; then
+		printf '%s\n' "$$" >"$LOCK/pid"
+		return 0
+	fi
+	holder="$(cat "$LOCK/pid" 2>/dev/null || true)"
+	if [ -n "$holder" ] && kill -0 "$holder" 2>/dev/null; then
+		return 1
+	fi
+	# The pid file may not be written yet by a holder that just made the dir.
+	if [ -z "$holder" ]; then
+		sleep 1
+		holder="$(cat "$LOCK/pid" 2>/dev/null || true)"
+		if [ -n "$holder" ] && kill -0 "$holder" 2>/dev/null; then
+			return 1
+		fi
+	fi
+	rm -rf "$LOCK"
+	mkdir "$LOCK" 2>/dev/null || return 1
+	printf '%s\n' "$$" >"$LOCK/pid"
+}
+
+main() {
+	local out status
+	if [ -f "$HELPER" ]; then
+		return 0
+	fi
+	if ! take_lock; then
+		fleet_log "build: another load is already building the helper in $PLUGIN_DIR"
+		return 0
+	fi
+	trap 'rm -rf "$LOCK"' EXIT
+	fleet_log "build: building the helper in $PLUGIN_DIR ($BUILD_CMD)"
+	out="$(cd "$PLUGIN_DIR" && sh -c "$BUILD_CMD" </dev/null 2>&1)"
+	status=$?
+	if [ "$status" -eq 0 ] && [ -f "$HELPER" ]; then
+		fleet_log "build: helper built: $HELPER"
+		display_message "tmux-fleet: helper built"
+		start_supervisor
+		return 0
+	fi
+	local reason="exit $status"
+	if [ "$status" -eq 0 ]; then
+		reason="the build left no $HELPER"
+	fi
+	fleet_log "build: failed ($reason) in $PLUGIN_DIR; last output:"
+	printf '%s\n' "$out" | tail -n 40 | while IFS= read -r line; do fleet_log "build:   $line"; done
+	display_message "tmux-fleet: building the helper failed ($reason); see $(fleet_log_file)" 10000
+	return 0
+}
+
+main "$@"

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# tmux-fleet: the entry TPM runs (as a shell script, with $TMUX naming the
+# server). One small function per job; every option and default lives in
+# scripts/variables.sh. Running it twice changes nothing.
+set -u
+
+CURRENT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=scripts/variables.sh
+. "$CURRENT_DIR/scripts/variables.sh"
+# shellcheck source=scripts/helpers.sh
+. "$CURRENT_DIR/scripts/helpers.sh"
+
+POPUP_SCRIPT="$CURRENT_DIR/scripts/fleet-popup.sh"
+OWNER_SCRIPT="$CURRENT_DIR/scripts/fleet-owner.sh"
+
+# Unset options take their default (set -o never overwrites), in one tmux call.
+fill_in_defaults() {
+	local args=() i
+	for ((i = 0; i < ${#fleet_option_defaults[@]}; i += 2)); do
+		[ "$i" -gt 0 ] && args+=(';')
+		args+=(set-option -goq "${fleet_option_defaults[i]}" "${fleet_option_defaults[i + 1]}")
+	done
+	tmux "${args[@]}"
+}
+
+# @fleet-version: the plugin's version (package.json), for `tmux-fleet doctor`.
+set_version_option() {
+	local version
+	version="$(sed -n 's/^[[:space:]]*"version":[[:space:]]*"\([^"]*\)".*/\1/p' "$CURRENT_DIR/package.json" 2>/dev/null | head -n 1)"
+	set_tmux_option "$fleet_version_option" "${version:-unknown}"
+}
+
+# @fleet-registry, when set, reaches the helper (supervisor, popups, hooks)
+# through tmux's global environment. When unset the environment is left alone.
+export_registry() {
+	local registry
+	registry="$(get_tmux_option "$fleet_registry_option" "$fleet_registry_default")"
+	[ -n "$registry" ] || return 0
+	case "$registry" in
+	"~") registry="$HOME" ;;
+	"~/"*) registry="$HOME/${registry#"~/"}" ;;
+	esac
+	tmux set-environment -g TMUX_FLEET_REGISTRY "$registry"
+}
+
+# The popup command: a shell command (display-popup runs one word through sh -c).
+popup_command() {
+	case "$POPUP_SCRIPT" in
+	*[!A-Za-z0-9_./+@%,:=-]*) shell_quote "$POPUP_SCRIPT" ;;
+	*) printf '%s' "$POPUP_SCRIPT" ;;
+	esac
+}
+
+# `:fleet` opens the dashboard; `:fleet <command> [args]` runs that command in a
+# popup and waits for a key (tmux 3.3+ passes the extra words as arguments).
+# Registered once: an existing fleet= entry is updated in place.
+register_command_alias() {
+	local width height value quoted line index="" extra=()
+	width="$(get_tmux_option "$fleet_popup_width_option" "$fleet_popup_width_default")"
+	height="$(get_tmux_option "$fleet_popup_height_option" "$fleet_popup_height_default")"
+	# Quoted for tmux's command parser: inside "...", escape \ " $.
+	quoted="$(popup_command)"
+	quoted="${quoted//\\/\\\\}"
+	quoted="${quoted//\"/\\\"}"
+	quoted="${quoted//\$/\\\$}"
+	value="fleet=display-popup -E -w ${width:-$fleet_popup_width_default} -h ${height:-$fleet_popup_height_default} \"$quoted\""
+	while IFS= read -r line; do
+		case "$line" in
+		'command-alias['*'] fleet='* | 'command-alias['*'] "fleet='*)
+			line="${line#command-alias[}"
+			if [ -z "$index" ]; then index="${line%%]*}"; else extra+=("${line%%]*}"); fi
+			;;
+		esac
+	done <<<"$(tmux show-options -s command-alias 2>/dev/null)"
+	if [ -n "$index" ]; then
+		tmux set-option -s "command-alias[$index]" "$value"
+	else
+		tmux set-option -sa command-alias "$value"
+	fi
+	# Duplicates left by older versions go.
+	for index in "${extra[@]+"${extra[@]}"}"; do
+		tmux set-option -su "command-alias[$index]"
+	done
+}
+
+# Keys in an option: space-separated, '' = none. No globbing of key names.
+option_keys() {
+	local value
+	value="$(get_tmux_option "$1" "$2")"
+	(
+		set -f
+		# shellcheck disable=SC2086
+		printf '%s\n' $value
+	)
+}
+
+# Removes our bindings on keys no longer configured (option changed or
+# emptied before a reload). Only bindings that run our scripts are touched.
+unbind_stale_keys() {
+	local wanted_dashboard="$1" wanted_owner="$2" line key rest
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		rest="${line#bind-key}"
+		rest="${rest#"${rest%%[![:space:]]*}"}"     # -T prefix KEY command...
+		rest="${rest#-T}"
+		rest="${rest#"${rest%%[![:space:]]*}"}"     # prefix KEY command...
+		rest="${rest#prefix}"
+		rest="${rest#"${rest%%[![:space:]]*}"}"     # KEY command...
+		key="${rest%%[[:space:]]*}"
+		case "$key" in \\?) key="${key#\\}" ;; esac
+		case "$line" in
+		*fleet-popup.sh*) printf '%s\n' "$wanted_dashboard" | grep -qxF -- "$key" && continue ;;
+		*fleet-owner.sh*) printf '%s\n' "$wanted_owner" | grep -qxF -- "$key" && continue ;;
+		*) continue ;;
+		esac
+		tmux unbind-key -T prefix "$key" 2>/dev/null || true
+	done <<<"$(tmux list-keys -T prefix 2>/dev/null | grep -F -e fleet-popup.sh -e fleet-owner.sh)"
+}
+
+bind_key_or_report() {
+	if ! tmux bind-key "$@" 2>/dev/null; then
+		fleet_log "cannot bind key $4 (${*})"
+		display_message "tmux-fleet: cannot bind key '$4'; check @fleet-key / @fleet-owner-key"
+	fi
+}
+
+# prefix @fleet-key: the dashboard popup. prefix @fleet-owner-key: this
+# session's verdict in full, as a message.
+bind_keys() {
+	local dashboard_keys owner_keys width height key owner_cmd
+	dashboard_keys="$(option_keys "$fleet_key_option" "$fleet_key_default")"
+	owner_keys="$(option_keys "$fleet_owner_key_option" "$fleet_owner_key_default")"
+	unbind_stale_keys "$dashboard_keys" "$owner_keys"
+
+	width="$(get_tmux_option "$fleet_popup_width_option" "$fleet_popup_width_default")"
+	height="$(get_tmux_option "$fleet_popup_height_option" "$fleet_popup_height_default")"
+	while IFS= read -r key; do
+		[ -n "$key" ] || continue
+		bind_key_or_report -N "tmux-fleet: dashboard" -T prefix "$key" \
+			display-popup -E -w "${width:-$fleet_popup_width_default}" -h "${height:-$fleet_popup_height_default}" "$(popup_command)"
+	done <<<"$dashboard_keys"
+
+	# run-shell expands formats: our path is escaped, the session's values are
+	# quoted for the shell by tmux (#{q:...}); name= keeps empty values in place.
+	owner_cmd="$(format_escape "$(shell_quote "$OWNER_SCRIPT")")"
+	owner_cmd="$owner_cmd client=#{q:client_name} session=#{q:session_name} task=#{q:@fleet-task} stamp=#{q:@claude_session_id}"
+	while IFS= read -r key; do
+		[ -n "$key" ] || continue
+		bind_key_or_report -N "tmux-fleet: this session's owner verdict" -T prefix "$key" run-shell -b "$owner_cmd"
+	done <<<"$owner_keys"
+}
+
+# #{fleet_owner} -> #{@fleet-owner} etc. in the global status-left/right.
+# Replacing is idempotent: the result holds no token.
+replace_status_tokens() {
+	local option value new i
+	for option in status-left status-right; do
+		value="$(tmux show-option -gqv "$option")"
+		new="$value"
+		for ((i = 0; i < ${#fleet_status_tokens[@]}; i += 2)); do
+			new="${new//"${fleet_status_tokens[i]}"/"${fleet_status_tokens[i + 1]}"}"
+		done
+		if [ "$new" != "$value" ]; then
+			tmux set-option -gq "$option" "$new"
+		fi
+	done
+}
+
+# Start the supervisor; on first load build the helper first, in the
+# background (build-helper.sh starts the supervisor when done).
+start_helper() {
+	if [ -f "$(fleet_helper_path)" ]; then
+		start_supervisor
+		return 0
+	fi
+	display_message "tmux-fleet: building the helper in the background (first load); see $(fleet_log_file)"
+	fleet_log "helper missing ($(fleet_helper_path)); building it in the background"
+	"$CURRENT_DIR/scripts/build-helper.sh" </dev/null >/dev/null 2>&1 &
+}
+
+main() {
+	fill_in_defaults
+	set_version_option
+	export_registry
+	register_command_alias
+	bind_keys
+	replace_status_tokens
+	start_helper
+}
+
+main
