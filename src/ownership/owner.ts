@@ -1,0 +1,138 @@
+// The judge's I/O wrapper: read the task, name the asker, make the one tmux
+// read a pending task needs, compute the one liveness the decision needs, and
+// hand everything to the pure decide().
+import { registryDir, type Context } from '../context';
+import { TaskFileError, UsageError } from '../errors';
+import { readRegistry } from '../registry/reader';
+import { sessionLiveness, type Liveness } from '../registry/liveness';
+import { readTask } from '../tasks/store';
+import { assertSlug } from '../tasks/slug';
+import type { Handover, Task } from '../tasks/schema';
+import { Tmux } from '../tmux/client';
+import { readAsker, readPaneAndAsker, readStamps, type AskerRead, type PaneRead } from '../tmux/ownership-reads';
+import { decide, lastHandover, livenessNeeded, paneToRead, type Decision } from './judge';
+import { isValidSid } from './sid';
+
+export type AskerFrom = 'as' | 'env' | 'pane' | 'none';
+
+export interface Asker {
+  sid: string;
+  from: AskerFrom;
+  /** The tmux session holding $TMUX_PANE, when it was read. */
+  session?: string;
+}
+
+/**
+ * The asker without tmux, when it can be named so: --as, else $CLAUDE_CODE_SESSION_ID.
+ * Returns null when the stamp of $TMUX_PANE's session must be read; an Asker with
+ * sid "" when nobody can be named. A bad --as is a usage error.
+ */
+export function askerWithoutTmux(as: unknown, env: NodeJS.ProcessEnv): Asker | null {
+  if (as !== undefined) {
+    if (!isValidSid(as)) throw new UsageError(`--as: ${JSON.stringify(String(as))} is not a session id`);
+    return { sid: as, from: 'as' };
+  }
+  const fromEnv = env.CLAUDE_CODE_SESSION_ID;
+  if (fromEnv) return isValidSid(fromEnv) ? { sid: fromEnv, from: 'env' } : { sid: '', from: 'none' };
+  if (env.TMUX_PANE) return null;
+  return { sid: '', from: 'none' };
+}
+
+function askerFromRead(read: AskerRead | null | undefined): Asker {
+  if (!read || !read.found || !isValidSid(read.stamp)) return { sid: '', from: 'none', session: read?.found ? read.session : undefined };
+  return { sid: read.stamp, from: 'pane', session: read.session };
+}
+
+/** Names the asker, reading $TMUX_PANE's session when needed (one tmux call). */
+export async function resolveAsker(tmux: Tmux, as: unknown, env: NodeJS.ProcessEnv): Promise<Asker> {
+  const known = askerWithoutTmux(as, env);
+  if (known) return known;
+  return askerFromRead(await readAsker(tmux, env.TMUX_PANE as string));
+}
+
+export interface Judgement {
+  slug: string;
+  decision: Decision;
+  asker: Asker;
+  task: Task | null;
+  taskError?: TaskFileError;
+  paneRead?: PaneRead;
+}
+
+/** Liveness of one session id: the registry, else whether a tmux session carries it as its stamp. */
+export async function livenessOf(tmux: Tmux, env: NodeJS.ProcessEnv, sid: string): Promise<Liveness> {
+  const snapshot = await readRegistry(registryDir(env));
+  return sessionLiveness(sid, snapshot, async () => (await readStamps(tmux))?.has(sid) ?? false);
+}
+
+/**
+ * Judges a task already read (takeover calls this under the task's lock).
+ * `asker` is either resolved already or null (then $TMUX_PANE is read, chained
+ * into the pane read when there is one).
+ */
+export async function judgeLoaded(
+  ctx: Context,
+  tmux: Tmux,
+  slug: string,
+  loaded: { task: Task | null; taskError?: TaskFileError },
+  askerKnown: Asker | null,
+): Promise<Judgement> {
+  const { task, taskError } = loaded;
+  let asker = askerKnown;
+  let paneRead: PaneRead | undefined;
+  const pane = taskError ? null : paneToRead(task);
+  if (pane !== null) {
+    const r = await readPaneAndAsker(tmux, pane, asker ? undefined : (ctx.env.TMUX_PANE as string));
+    paneRead = r.pane;
+    if (!asker) asker = askerFromRead(r.asker);
+  } else if (!asker) {
+    asker = task && !taskError ? askerFromRead(await readAsker(tmux, ctx.env.TMUX_PANE as string)) : { sid: '', from: 'none' };
+  }
+  const base = { slug, task, taskError: taskError?.message, asker: asker.sid, paneRead };
+  const need = livenessNeeded(base);
+  const liveness: Liveness | null = need === null ? null : await livenessOf(tmux, ctx.env, need);
+  const decision = decide({ ...base, liveness: () => liveness ?? 'unknown' });
+  return { slug, decision, asker, task, taskError, paneRead };
+}
+
+/** Reads a task for judging: a corrupt file becomes taskError, never an exception. */
+export async function loadForJudge(home: string, slug: string): Promise<{ task: Task | null; taskError?: TaskFileError }> {
+  try {
+    return { task: await readTask(home, slug) };
+  } catch (err) {
+    if (err instanceof TaskFileError) return { task: null, taskError: err };
+    throw err;
+  }
+}
+
+/** `owner <slug> [--as <sid>]`: the whole judge. A bad slug or --as is a UsageError (exit 2). */
+export async function judgeTask(ctx: Context, slug: unknown, as?: unknown): Promise<Judgement> {
+  const s = assertSlug(slug);
+  const askerKnown = askerWithoutTmux(as, ctx.env);
+  const tmux = new Tmux(ctx.socket);
+  return judgeLoaded(ctx, tmux, s, await loadForJudge(ctx.home, s), askerKnown);
+}
+
+/** The `owner --json` object: SPEC's keys plus lastHandover. */
+export function judgementJson(j: Judgement): {
+  verdict: 0 | 9 | 5;
+  slug: string;
+  asker: string;
+  owner: string | null;
+  liveness: Liveness | null;
+  via: 'sid' | 'pane' | null;
+  reason: string;
+  lastHandover: Handover | null;
+} {
+  const d = j.decision;
+  return {
+    verdict: d.verdict,
+    slug: j.slug,
+    asker: j.asker.sid,
+    owner: d.owner,
+    liveness: d.liveness,
+    via: d.via,
+    reason: d.reason,
+    lastHandover: lastHandover(j.task),
+  };
+}

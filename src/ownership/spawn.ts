@@ -1,0 +1,299 @@
+// `tmux-fleet spawn <slug>` (SPEC section 6): mint or respawn a task's Driver
+// in its own tmux session, proven by a random nonce set on the session before
+// the agent starts, in the same tmux call that creates it.
+//
+// Order, so that a failure leaves nothing behind (no session, no task write,
+// no half worktree): validate every input and read the task and the tmux
+// options first; then the worktree; then launch-prompt.md; then ONE tmux call
+// (new-session with a placeholder, set @spawn_nonce and @fleet-task, respawn-pane
+// with the agent); then ONE locked task write. Each later failure undoes the
+// earlier steps.
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { taskDir, tasksDir, type Context } from '../context';
+import { FleetError, UsageError, errorMessage } from '../errors';
+import { launchPrompt, pointerLine } from '../pointer';
+import { nudgeSupervisors, socketPathFromTmuxEnv } from '../status/runtime';
+import { ownerSid, type AcceptanceItem, type Task } from '../tasks/schema';
+import { assertSlug } from '../tasks/slug';
+import { readTask, updateTask } from '../tasks/store';
+import { escapeFormat } from '../tmux/args';
+import { Tmux } from '../tmux/client';
+import { createSpawnSession, killSessionById, readAsker, readSpawnOptions } from '../tmux/ownership-reads';
+import { findParentRecord } from './parent';
+import { isValidSid } from './sid';
+import { createTaskWorktree, removeTaskWorktree, type TaskWorktree } from './worktree';
+
+export const DEFAULT_PREFIX = 'op-';
+export const DEFAULT_AGENT_CMD = 'claude';
+export const LAUNCH_PROMPT_FILE = 'launch-prompt.md';
+/** argv[0] of the agent's wrapper shell, as `ps` shows it. */
+export const AGENT_ARGV0 = 'tmux-fleet-agent';
+/** A session-name prefix tmux keeps verbatim (no `.`/`:` rewriting, no format characters). */
+export const PREFIX_RULE = /^[A-Za-z0-9_+-]{0,32}$/;
+
+export interface SpawnOptions {
+  cmd?: string;
+  cwd?: string;
+  worktree?: boolean;
+  base?: string;
+  label?: string;
+  prompt?: string;
+  promptFile?: string;
+  accept?: string[];
+  parent?: string;
+  replace?: boolean;
+  resume?: boolean;
+}
+
+export interface SpawnResult {
+  slug: string;
+  session: string;
+  /** tmux's id of the new session ($N). */
+  sessionId: string;
+  spawnNonce: string;
+  cwd: string;
+  command: string;
+  launcherSid: string | null;
+  parentSid: string | null;
+  resumed: string | null;
+  promptFile: string | null;
+  pointer: boolean;
+  worktree: string | null;
+  branch: string | null;
+  base: string | null;
+  respawn: boolean;
+}
+
+/** A new nonce: 128 random bits, 32 lowercase hex characters. */
+export function newNonce(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/**
+ * The agent's argv, run by tmux without a shell reading it as one string. The
+ * configured command is shell text (it is the user's command line); everything
+ * else reaches it as separate arguments ("$@"). The launch prompt is read from
+ * its file by the wrapper (`$(cat)` with a sentinel keeps trailing newlines),
+ * so its text is never parsed by a shell and never passes through tmux, whose
+ * client refuses command lines over 16 KiB.
+ */
+export function agentArgv(command: string, extraArgs: readonly string[], promptFile: string | null): string[] {
+  if (promptFile === null) return ['/bin/sh', '-c', `exec ${command} "$@"`, AGENT_ARGV0, ...extraArgs];
+  const script = `f=$1; shift; p=$(cat -- "$f" && printf .) || exit 1; exec ${command} "$@" "\${p%.}"`;
+  return ['/bin/sh', '-c', script, AGENT_ARGV0, promptFile, ...extraArgs];
+}
+
+function assertCommand(cmd: string, what: string): string {
+  if (cmd.trim() === '') throw new UsageError(`${what}: the agent command is empty`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(cmd)) throw new UsageError(`${what}: the agent command holds a control character (newline, tab, ...)`);
+  return cmd;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+interface Undo {
+  steps: (() => Promise<void>)[];
+}
+
+async function runUndo(u: Undo): Promise<string[]> {
+  const left: string[] = [];
+  for (const step of [...u.steps].reverse()) {
+    try {
+      await step();
+    } catch (err) {
+      left.push(errorMessage(err));
+    }
+  }
+  return left;
+}
+
+export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptions): Promise<SpawnResult> {
+  const slug = assertSlug(slugArg);
+  const env = ctx.env;
+
+  // --- Inputs: all checked before anything runs. ---
+  if (opts.prompt !== undefined && opts.promptFile !== undefined) throw new UsageError('spawn: give --prompt or --prompt-file, not both');
+  let promptText = opts.prompt ?? '';
+  if (opts.promptFile !== undefined) {
+    try {
+      promptText = await readFile(opts.promptFile, 'utf8');
+    } catch (err) {
+      throw new UsageError(`spawn: --prompt-file ${opts.promptFile}: ${errorMessage(err)}`);
+    }
+  }
+  if (opts.base !== undefined && !opts.worktree) throw new UsageError('spawn: --base needs --worktree');
+  if (opts.parent !== undefined && !isValidSid(opts.parent)) throw new UsageError(`spawn: --parent ${JSON.stringify(opts.parent)} is not a session id`);
+  const accept = (opts.accept ?? []).map((t) => {
+    if (typeof t !== 'string' || t.trim() === '') throw new UsageError('spawn: --accept needs a non-empty text');
+    return t;
+  });
+  if (opts.cmd !== undefined) assertCommand(opts.cmd, 'spawn --cmd');
+  let cwdFlag: string | undefined;
+  if (opts.cwd !== undefined) {
+    cwdFlag = resolve(opts.cwd);
+    if (!(await isDirectory(cwdFlag))) throw new UsageError(`spawn: --cwd ${cwdFlag} is not a directory`);
+  }
+
+  // The task as it is now; a corrupt task.json stops the spawn before anything runs.
+  const previous = await readTask(ctx.home, slug);
+  let resumeSid: string | null = null;
+  if (opts.resume) {
+    const sid = previous ? ownerSid(previous) || previous.priorDriverSid || '' : '';
+    if (!isValidSid(sid)) throw new UsageError(`spawn --resume: task ${slug} records no previous Driver session id to resume`);
+    resumeSid = sid;
+  }
+
+  // --- tmux: the server must be running; its options name the session and the agent. ---
+  const tmux = new Tmux(ctx.socket);
+  let options: { prefix: string; agentCmd: string };
+  try {
+    options = await readSpawnOptions(tmux);
+  } catch (err) {
+    throw new FleetError(`spawn: no usable tmux server (${tmux.describeServer()}): ${errorMessage(err).replace(/^tmux \S+ on [^:]+: /, '')}; start tmux first`);
+  }
+  const prefix = options.prefix === '' ? DEFAULT_PREFIX : options.prefix;
+  if (!PREFIX_RULE.test(prefix)) {
+    throw new UsageError(`spawn: option @fleet-session-prefix ${JSON.stringify(prefix)} must match ${PREFIX_RULE.source} (tmux rewrites . and : and expands #)`);
+  }
+  const session = `${prefix}${slug}`;
+  const command = opts.cmd ?? (options.agentCmd === '' ? DEFAULT_AGENT_CMD : assertCommand(options.agentCmd, 'option @fleet-agent-cmd'));
+
+  // The caller: launcher (never the owner) and, by default, the parent.
+  const envSid = env.CLAUDE_CODE_SESSION_ID && isValidSid(env.CLAUDE_CODE_SESSION_ID) ? env.CLAUDE_CODE_SESSION_ID : '';
+  let paneStamp = '';
+  if (env.TMUX_PANE && /^%\d+$/.test(env.TMUX_PANE)) {
+    const read = await readAsker(tmux, env.TMUX_PANE);
+    if (read?.found && isValidSid(read.stamp)) paneStamp = read.stamp;
+  }
+  const launcherSid = envSid || paneStamp || null;
+  const parentSid = opts.parent ?? (paneStamp || envSid || null);
+
+  if ((await tmux.hasSession(session)) && !opts.replace) {
+    throw new FleetError(`spawn: tmux session ${session} already exists (${tmux.describeServer()}); use --replace to kill it and respawn`);
+  }
+
+  const pointer = pointerLine(await findParentRecord(ctx.home, parentSid));
+  const prompt = launchPrompt(promptText, pointer);
+
+  const undo: Undo = { steps: [] };
+  try {
+    // --- The worktree (before anything else is made). ---
+    let wt: TaskWorktree | null = null;
+    if (opts.worktree) {
+      wt = await createTaskWorktree({ repoCwd: cwdFlag ?? process.cwd(), slug, base: opts.base, home: ctx.home });
+      const made = wt;
+      undo.steps.push(() => removeTaskWorktree(made));
+    }
+    let cwd = wt?.worktree ?? cwdFlag ?? null;
+    if (cwd === null && previous?.worktree && isAbsolute(previous.worktree) && (await isDirectory(previous.worktree))) {
+      cwd = previous.worktree; // a respawn goes back to the task's own worktree
+    }
+    cwd ??= process.cwd();
+
+    // --- launch-prompt.md (0600) in the task directory. ---
+    const dir = taskDir(ctx.home, slug);
+    if (!(await isDirectory(dir))) {
+      await mkdir(tasksDir(ctx.home), { recursive: true, mode: 0o700 });
+      await mkdir(dir, { mode: 0o700 });
+      undo.steps.push(() => rmdir(dir).catch(() => undefined));
+    }
+    await chmod(dir, 0o700);
+    const promptPath = join(dir, LAUNCH_PROMPT_FILE);
+    const oldPrompt = await readFile(promptPath).catch(() => null);
+    undo.steps.push(async () => {
+      if (oldPrompt === null) await unlink(promptPath).catch(() => undefined);
+      else await writeFile(promptPath, oldPrompt, { mode: 0o600 });
+    });
+    let promptFile: string | null = null;
+    if (prompt !== '') {
+      await unlink(promptPath).catch(() => undefined);
+      await writeFile(promptPath, prompt, { mode: 0o600, flag: 'wx' });
+      promptFile = promptPath;
+    } else {
+      await unlink(promptPath).catch(() => undefined);
+    }
+
+    // --- The session: one tmux call; a failed set stops the chain before the agent starts. ---
+    if (opts.replace && (await tmux.hasSession(session))) await tmux.killSession(session);
+    const nonce = newNonce();
+    const paneEnv: Record<string, string> = { TMUX_FLEET_TASK: slug, TMUX_FLEET_HOME: ctx.home };
+    if (env.TMUX_FLEET_REGISTRY) paneEnv.TMUX_FLEET_REGISTRY = env.TMUX_FLEET_REGISTRY;
+    if (env.CLAUDE_CONFIG_DIR) paneEnv.CLAUDE_CONFIG_DIR = env.CLAUDE_CONFIG_DIR;
+    const argv = agentArgv(command, resumeSid ? ['--resume', resumeSid] : [], promptFile);
+    const created = await createSpawnSession(tmux, { session, nonce, slug, cwd: escapeFormat(cwd), env: paneEnv, argv });
+    if (created.sessionId) {
+      const id = created.sessionId;
+      undo.steps.push(async () => {
+        await killSessionById(tmux, id);
+      });
+    }
+    if (!created.ok) {
+      throw new FleetError(
+        created.sessionId
+          ? `spawn: setting up tmux session ${session} failed (${created.error}); the session was killed`
+          : `spawn: cannot create tmux session ${session}: ${created.error}`,
+      );
+    }
+
+    // --- One write: pending owner, the pane, the nonce, the launch fields. ---
+    const now = new Date().toISOString();
+    const items: AcceptanceItem[] = accept.map((text) => ({ text, addedBy: launcherSid ?? '', addedAt: now }));
+    const written = await updateTask(
+      ctx.home,
+      slug,
+      (cur) => {
+        const next: Task = { ...(cur ?? { slug }), slug, driverSid: '', driverPane: session, spawnNonce: nonce, cwd };
+        delete next.driverPid;
+        delete next.driverProcStart;
+        if (launcherSid) next.launcherSid = launcherSid;
+        else delete next.launcherSid;
+        if (parentSid) next.parentSid = parentSid;
+        else delete next.parentSid;
+        if (opts.label !== undefined) next.label = opts.label;
+        if (wt) {
+          next.worktree = wt.worktree;
+          next.branch = wt.branch;
+          next.base = wt.base;
+          (next as Record<string, unknown>).baseCommit = wt.baseCommit;
+        }
+        if (items.length > 0) next.acceptance = [...(cur?.acceptance ?? []), ...items];
+        return next;
+      },
+      { create: true },
+    );
+    if (!written || written.spawnNonce !== nonce) throw new FleetError(`spawn: task ${slug} was not written`);
+    nudgeSupervisors(ctx.home, socketPathFromTmuxEnv(env));
+    return {
+      slug,
+      session,
+      sessionId: created.sessionId as string,
+      spawnNonce: nonce,
+      cwd,
+      command,
+      launcherSid,
+      parentSid,
+      resumed: resumeSid,
+      promptFile,
+      pointer: pointer !== null,
+      worktree: wt?.worktree ?? null,
+      branch: wt?.branch ?? null,
+      base: wt?.base ?? null,
+      respawn: previous !== null,
+    };
+  } catch (err) {
+    const left = await runUndo(undo);
+    if (left.length > 0) {
+      throw new FleetError(`${errorMessage(err)}; and the rollback left: ${left.join('; ')}`);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,174 @@
+// The tmux reads and writes of the ownership side (spawn, stamp, judge, sweep,
+// takeover). Each function is one tmux invocation; argv arrays only.
+import { FIELD_SEP, sessionTarget } from './args';
+import type { Tmux } from './client';
+
+/** What one session carries: the spawn nonce and the stamp. */
+export interface NonceStamp {
+  nonce: string;
+  stamp: string;
+}
+
+/** The judge's read of driverPane: nonce and stamp together, or the tmux failure. */
+export type PaneRead = NonceStamp | { tmuxError: string };
+
+/** The format SPEC section 5 names for the judge's one read. */
+export const NONCE_STAMP_FORMAT = '#{@spawn_nonce} #{@claude_session_id}';
+
+/** Splits `<nonce> <stamp>`; a nonce never holds a space, the stamp takes the rest of the line. */
+export function parseNonceStamp(line: string): NonceStamp {
+  const i = line.indexOf(' ');
+  if (i === -1) return { nonce: line, stamp: '' };
+  return { nonce: line.slice(0, i), stamp: line.slice(i + 1) };
+}
+
+/** The session that holds a pane, and that session's stamp, as read from the pane. */
+export interface AskerRead {
+  /** The pane answered (a missing pane expands to empty and still exits 0 on tmux 3.3a). */
+  found: boolean;
+  session: string;
+  stamp: string;
+}
+
+const ASKER_FORMAT = ['#{pane_id}', '#{session_name}', '#{@claude_session_id}'].join(FIELD_SEP);
+
+function askerCommand(pane: string): string[] {
+  return ['display-message', '-p', '-t', pane, ASKER_FORMAT];
+}
+
+export function parseAskerLine(line: string, pane: string): AskerRead {
+  const [id = '', session = '', ...rest] = line.split(FIELD_SEP);
+  if (id !== pane || id === '') return { found: false, session: '', stamp: '' };
+  return { found: true, session, stamp: rest.join(FIELD_SEP) };
+}
+
+function firstLine(text: string): string {
+  const i = text.indexOf('\n');
+  return i === -1 ? text : text.slice(0, i);
+}
+
+function tmuxErrorText(stderr: string, exitCode: number): string {
+  return (stderr.trim().split('\n')[0] || `tmux exited ${exitCode}`).replace(/\s+/g, ' ');
+}
+
+/**
+ * The judge's one call: `display-message -p -t '=<session>:' '#{@spawn_nonce} #{@claude_session_id}'`,
+ * with the asker's pane read chained into the same invocation when askerPane is given.
+ * When only the chained asker read fails, the pane read is still returned.
+ */
+export async function readPaneAndAsker(
+  tmux: Tmux,
+  session: string,
+  askerPane?: string,
+): Promise<{ pane: PaneRead; asker?: AskerRead }> {
+  const commands = [['display-message', '-p', '-t', sessionTarget(session), NONCE_STAMP_FORMAT]];
+  if (askerPane) commands.push(askerCommand(askerPane));
+  const r = await tmux.tryChain(commands);
+  const lines = r.stdout.split('\n');
+  if (r.exitCode !== 0) {
+    // The first command printed its line only if it ran; a display-message of a missing session exits 0.
+    if (askerPane && lines.length >= 2) return { pane: parseNonceStamp(lines[0] ?? ''), asker: { found: false, session: '', stamp: '' } };
+    return { pane: { tmuxError: tmuxErrorText(r.stderr, r.exitCode) } };
+  }
+  const pane = parseNonceStamp(lines[0] ?? '');
+  if (!askerPane) return { pane };
+  return { pane, asker: parseAskerLine(lines[1] ?? '', askerPane) };
+}
+
+/** The session holding a pane and its stamp (one call); found=false for a missing pane; null on a tmux failure. */
+export async function readAsker(tmux: Tmux, pane: string): Promise<AskerRead | null> {
+  const r = await tmux.tryRun(askerCommand(pane));
+  if (r.exitCode !== 0) return null;
+  return parseAskerLine(firstLine(r.stdout), pane);
+}
+
+/** Every session's name, nonce and stamp in one `list-sessions` call. */
+export async function readSessionMarks(tmux: Tmux): Promise<Map<string, NonceStamp>> {
+  const rows = await tmux.listSessions({ name: '#{session_name}', nonce: '#{@spawn_nonce}', stamp: '#{@claude_session_id}' });
+  const out = new Map<string, NonceStamp>();
+  for (const r of rows) out.set(r.name, { nonce: r.nonce, stamp: r.stamp });
+  return out;
+}
+
+/** Every stamp on the server (the "stamped" liveness fallback); null when tmux cannot be read. */
+export async function readStamps(tmux: Tmux): Promise<Set<string> | null> {
+  const r = await tmux.tryRun(['list-sessions', '-F', '#{@claude_session_id}']);
+  if (r.exitCode !== 0) return null;
+  return new Set(r.stdout.split('\n').filter((s) => s !== ''));
+}
+
+/** What stamp reads and writes in its one call. */
+export interface StampRead {
+  session: string;
+  nonce: string;
+  task: string;
+  /** The stamp the session carried before this one. */
+  previous: string;
+}
+
+const STAMP_FORMAT = ['#{pane_id}', '#{session_name}', '#{@spawn_nonce}', '#{@fleet-task}', '#{@claude_session_id}'].join(FIELD_SEP);
+
+/**
+ * Reads the session holding `pane` (name, nonce, task, previous stamp) and sets
+ * its @claude_session_id, in one invocation. The set targets the pane, which
+ * for a session option means the session holding it; it fails when the pane is gone.
+ */
+export async function stampSession(tmux: Tmux, pane: string, sid: string): Promise<StampRead> {
+  const out = await tmux.chain([
+    ['display-message', '-p', '-t', pane, STAMP_FORMAT],
+    ['set-option', '-t', pane, '@claude_session_id', sid],
+  ]);
+  const [id = '', session = '', nonce = '', task = '', ...rest] = firstLine(out).split(FIELD_SEP);
+  if (id !== pane) throw new Error(`pane ${pane} not found`);
+  return { session, nonce, task, previous: rest.join(FIELD_SEP) };
+}
+
+/** The spawn's settings: global options @fleet-session-prefix and @fleet-agent-cmd (empty when unset). Fails without a server. */
+export async function readSpawnOptions(tmux: Tmux): Promise<{ prefix: string; agentCmd: string }> {
+  const out = await tmux.run(['display-message', '-p', ['#{@fleet-session-prefix}', '#{@fleet-agent-cmd}'].join(FIELD_SEP)]);
+  const [prefix = '', ...rest] = firstLine(out).split(FIELD_SEP);
+  return { prefix, agentCmd: rest.join(FIELD_SEP) };
+}
+
+export interface SpawnSessionPlan {
+  session: string;
+  nonce: string;
+  slug: string;
+  cwd: string;
+  /** Pane environment (respawn-pane -e). */
+  env: Record<string, string>;
+  /** The agent's argv, executed by tmux directly (no shell reads it as one string). */
+  argv: string[];
+}
+
+export type SpawnSessionResult = { ok: true; sessionId: string } | { ok: false; sessionId: string | null; error: string };
+
+/** A command that holds the pane until respawn-pane replaces it. */
+const PLACEHOLDER = 'exec sleep 2147483647';
+
+/**
+ * ONE invocation: create the session with a placeholder, set @spawn_nonce and
+ * @fleet-task on it, then respawn its pane with the agent. tmux stops the chain
+ * at the first failure, so the agent never starts in a session without its nonce.
+ * On failure, sessionId names the session if it was created (the caller kills it).
+ */
+export async function createSpawnSession(tmux: Tmux, plan: SpawnSessionPlan): Promise<SpawnSessionResult> {
+  const target = sessionTarget(plan.session);
+  const envArgs = Object.entries(plan.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  const r = await tmux.tryChain([
+    ['new-session', '-d', '-P', '-F', '#{session_id}', '-s', plan.session, '-c', plan.cwd, PLACEHOLDER],
+    ['set-option', '-t', target, '@spawn_nonce', plan.nonce],
+    ['set-option', '-t', target, '@fleet-task', plan.slug],
+    ['respawn-pane', '-k', '-t', target, '-c', plan.cwd, ...envArgs, ...plan.argv],
+  ]);
+  const id = firstLine(r.stdout).trim();
+  const sessionId = /^\$\d+$/.test(id) ? id : null;
+  if (r.exitCode === 0 && sessionId) return { ok: true, sessionId };
+  return { ok: false, sessionId, error: tmuxErrorText(r.stderr, r.exitCode) };
+}
+
+/** Kills a session by its id ($N), which no later session can share. */
+export async function killSessionById(tmux: Tmux, sessionId: string): Promise<boolean> {
+  const r = await tmux.tryRun(['kill-session', '-t', sessionId]);
+  return r.exitCode === 0;
+}
