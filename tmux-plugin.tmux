@@ -117,10 +117,13 @@ unbind_stale_keys() {
 	done <<<"$(tmux list-keys -T prefix 2>/dev/null | grep -F -e fleet-popup.sh -e fleet-owner.sh)"
 }
 
+# bind_key_or_report <option> <note> <key> <command...>
 bind_key_or_report() {
-	if ! tmux bind-key "$@" 2>/dev/null; then
-		fleet_log "cannot bind key $4 (${*})"
-		display_message "tmux-fleet: cannot bind key '$4'; check @fleet-key / @fleet-owner-key"
+	local option="$1" note="$2" key="$3" error
+	shift 3
+	if ! error="$(tmux bind-key -N "$note" -T prefix "$key" "$@" 2>&1)"; then
+		fleet_log "cannot bind key $key of $option: $error"
+		display_message "tmux-fleet: cannot bind key '$key' ($option): $error"
 	fi
 }
 
@@ -136,7 +139,7 @@ bind_keys() {
 	height="$(get_tmux_option "$fleet_popup_height_option" "$fleet_popup_height_default")"
 	while IFS= read -r key; do
 		[ -n "$key" ] || continue
-		bind_key_or_report -N "tmux-fleet: dashboard" -T prefix "$key" \
+		bind_key_or_report "$fleet_key_option" "tmux-fleet: dashboard" "$key" \
 			display-popup -E -w "${width:-$fleet_popup_width_default}" -h "${height:-$fleet_popup_height_default}" "$(popup_command)"
 	done <<<"$dashboard_keys"
 
@@ -146,7 +149,7 @@ bind_keys() {
 	owner_cmd="$owner_cmd client=#{q:client_name} session=#{q:session_name} task=#{q:@fleet-task} stamp=#{q:@claude_session_id}"
 	while IFS= read -r key; do
 		[ -n "$key" ] || continue
-		bind_key_or_report -N "tmux-fleet: this session's owner verdict" -T prefix "$key" run-shell -b "$owner_cmd"
+		bind_key_or_report "$fleet_owner_key_option" "tmux-fleet: this session's owner verdict" "$key" run-shell -b "$owner_cmd"
 	done <<<"$owner_keys"
 }
 

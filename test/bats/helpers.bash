@@ -1,0 +1,65 @@
+# Shared set-up of the plugin tests: a copy of the plugin (tmux-plugin.tmux,
+# scripts/, package.json) with a stand-in helper, and a private tmux server
+# (-L fleet-bats-<random> -f /dev/null) killed in teardown. The plugin is run
+# the way TPM runs it: as a program, with $TMUX naming the server.
+
+ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+load "$ROOT/node_modules/bats-support/load"
+load "$ROOT/node_modules/bats-assert/load"
+
+# make_plugin_copy <dir> [--no-helper]
+make_plugin_copy() {
+	local dir="$1"
+	mkdir -p "$dir"
+	cp -R "$ROOT/tmux-plugin.tmux" "$ROOT/scripts" "$ROOT/package.json" "$dir/"
+	if [ "${2-}" != "--no-helper" ]; then
+		mkdir -p "$dir/dist"
+		cp "$ROOT/test/fixtures/fake-helper.mjs" "$dir/dist/tmux-fleet.mjs"
+	fi
+}
+
+fleet_setup() {
+	unset TMUX TMUX_PANE TMUX_FLEET_REGISTRY TMUX_FLEET_SOCKET TMUX_FLEET_SOCKET_PATH TMUX_FLEET_BUILD_CMD
+	export TMUX_FLEET_HOME="$BATS_TEST_TMPDIR/home"
+	PLUGIN="$BATS_TEST_TMPDIR/plugin"
+	make_plugin_copy "$PLUGIN" "${1-}"
+	SOCKET="fleet-bats-$RANDOM$RANDOM"
+	tmux -L "$SOCKET" -f /dev/null new-session -d -s main -x 120 -y 30
+	SOCKET_PATH="$(tmux -L "$SOCKET" display-message -p '#{socket_path}')"
+	SERVER_PID="$(tmux -L "$SOCKET" display-message -p '#{pid}')"
+	[ -n "$SOCKET_PATH" ] && [ -n "$SERVER_PID" ]
+}
+
+fleet_teardown() {
+	[ -n "${OUTER-}" ] && tmux -L "$OUTER" kill-server 2>/dev/null
+	[ -n "${SOCKET-}" ] && tmux -L "$SOCKET" kill-server 2>/dev/null
+	return 0
+}
+
+# t <tmux args>: a command on the private server.
+t() {
+	tmux -L "$SOCKET" "$@"
+}
+
+# load_plugin [plugin dir]: run the plugin as TPM does.
+load_plugin() {
+	TMUX="$SOCKET_PATH,$SERVER_PID,0" "${1:-$PLUGIN}/tmux-plugin.tmux"
+}
+
+# wait_for <seconds> <command...>: poll until the command succeeds.
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.1
+	done
+}
+
+# Everything the plugin may change, for before/after comparisons.
+server_state() {
+	t show-options -g
+	t show-options -s command-alias
+	t list-keys
+	t show-environment -g TMUX_FLEET_REGISTRY 2>&1
+}
