@@ -1,8 +1,11 @@
+// tmux-fleet doctor [--session <name>]: one line per check, exit 1 when any fails.
 import type { Context } from '../context';
-import { FleetError } from '../errors';
+import { renderCheck, runDoctor } from '../doctor';
 import type { Args } from './spec';
 
-// Placeholder until its issue lands.
-export async function run(_args: Args, _ctx: Context): Promise<number> {
-  throw new FleetError('doctor: not implemented yet');
+export async function run(args: Args, ctx: Context): Promise<number> {
+  const report = await runDoctor(ctx, { session: typeof args.session === 'string' ? args.session : undefined });
+  if (ctx.json) process.stdout.write(`${JSON.stringify(report)}\n`);
+  else process.stdout.write(report.checks.map((c) => `${renderCheck(c)}\n`).join(''));
+  return report.ok ? 0 : 1;
 }

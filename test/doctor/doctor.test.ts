@@ -1,0 +1,117 @@
+// doctor on a real tmux server, on a session whose tab has parked its work on a job.
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pidFileContent, supervisorPidFile } from '../../src/status/runtime';
+import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
+import { FLEET_BIN, STAND_IN } from '../helpers/paths';
+import { startServer, type TestServer } from '../helpers/tmux-server';
+
+const TAB = '10e378ef-5b0f-4c41-9d3c-7b0a1c2d3e4f';
+
+let server: TestServer;
+let fenv: FleetEnv;
+
+async function rows(): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for (const n of (await readdir(fenv.registry)).filter((x) => /^\d+\.json$/.test(x))) {
+    try {
+      out.push(JSON.parse(await readFile(join(fenv.registry, n), 'utf8')));
+    } catch {
+      /* mid-write */
+    }
+  }
+  return out;
+}
+
+const type = async (text: string) => {
+  await server.run(['send-keys', '-t', '=op-demo:', '-l', text]);
+  await server.run(['send-keys', '-t', '=op-demo:', 'Enter']);
+};
+
+const doctor = (...extra: string[]) => runFleet(['doctor', '--session', 'op-demo', ...extra], { env: fenv.env });
+
+beforeAll(async () => {
+  server = await startServer();
+  fenv = await makeFleetEnv(server.name);
+  await server.newSession('op-demo', [process.execPath, STAND_IN], { ...fenv.env, STAND_IN_SID: TAB, STAND_IN_NO_STAMP: '1' });
+  await waitFor(async () => (await rows()).some((r) => r.sessionId === TAB), 'the tab row');
+  await server.run(['set-option', '-t', '=op-demo:', '@claude_session_id', TAB]);
+  await server.run(['set-option', '-t', '=op-demo:', '@fleet-task', 'demo']);
+  const dir = join(fenv.home, 'tasks', 'demo');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const now = new Date().toISOString();
+  await writeFile(join(dir, 'task.json'), JSON.stringify({ slug: 'demo', driverSid: TAB, driverPane: 'op-demo', createdAt: now, updatedAt: now }), { mode: 0o600 });
+  await type('/park e9e4ae8e waiting approve Bash');
+  await waitFor(async () => (await rows()).some((r) => r.jobId === 'e9e4ae8e' && r.status === 'waiting'), 'the job row');
+});
+
+afterAll(async () => {
+  await server?.kill();
+  await fenv?.cleanup();
+});
+
+describe('doctor', () => {
+  it('without plugin, supervisor and hook: fails, and says how to fix each', async () => {
+    const r = await doctor();
+    expect(r.exitCode).toBe(1);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toMatch(/^✔ tmux version: tmux 3\.\d/);
+    expect(lines[1]).toMatch(/^✔ server: reachable/);
+    expect(lines).toContainEqual(expect.stringMatching(/^✖ plugin: not loaded \(@fleet-version is unset\) — fix: /));
+    expect(lines).toContainEqual(expect.stringMatching(/^✖ supervisor: not running for this server — fix: /));
+    expect(lines).toContainEqual(expect.stringMatching(/^✖ hook: no SessionStart hook runs tmux-fleet stamp in .* — fix: tmux-fleet hooks install$/));
+  });
+
+  it('on a parked session: the hop spelled out and the job socket checked, never printed in full', async () => {
+    // What the plugin and the supervisor leave behind.
+    await server.run(['set-option', '-g', '@fleet-version', '0.1.0']);
+    await server.run(['bind-key', '-T', 'prefix', 'F', 'run-shell', `${FLEET_BIN} dashboard`]);
+    const socketPath = (await server.run(['display-message', '-p', '#{socket_path}'])).trim();
+    const pidFile = supervisorPidFile(fenv.home, socketPath);
+    await mkdir(join(pidFile, '..'), { recursive: true });
+    await writeFile(pidFile, pidFileContent(process.pid));
+    await writeFile(
+      join(fenv.claudeDir, 'settings.json'),
+      JSON.stringify({ model: 'x', hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `'${FLEET_BIN}' stamp` }] }] } }),
+    );
+
+    const r = await doctor();
+    const job = (await rows()).find((x) => x.jobId === 'e9e4ae8e')!;
+    const jobSocket = String(job.messagingSocketPath);
+    expect(r.stdout.split('\n').slice(2)).toEqual([
+      '✔ plugin: loaded (version 0.1.0; 1 key)',
+      `✔ supervisor: running (pid ${process.pid})`,
+      `✔ registry: ${fenv.registry}: 2 rows (0 malformed, 0 stale)`,
+      `✔ hook: SessionStart runs tmux-fleet stamp (${join(fenv.claudeDir, 'settings.json')})`,
+      `✔ stamp: op-demo runs session ${TAB}`,
+      '✔ task demo: op-demo is its Driver (0 owner)',
+      '✔ attach target: 10e3 → e9e4 (that tab has parked its work on background job e9e4ae8e)',
+      `✔ agent: waiting: approve Bash (from the job's row, pid ${job.pid})`,
+      `✔ socket: …/stand-in-${job.pid}.sock reachable (the job's socket)`,
+    ]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).not.toContain(jobSocket);
+
+    const j = await doctor('--json');
+    const report = JSON.parse(j.stdout);
+    expect(report).toMatchObject({ ok: true, session: 'op-demo' });
+    expect(report.checks.map((c: { id: string }) => c.id)).toEqual([
+      'tmux-version', 'server', 'plugin', 'supervisor', 'registry', 'hook', 'stamp', 'task', 'attach', 'agent', 'socket',
+    ]);
+    expect(j.stdout).not.toContain(jobSocket);
+
+    // Nobody listening on the job's socket: that check fails, and the run with it.
+    await rm(jobSocket);
+    const broken = await doctor();
+    expect(broken.exitCode).toBe(1);
+    expect(broken.stdout).toContain(`✖ socket: …/stand-in-${job.pid}.sock not reachable (the job's socket: ENOENT) — fix: `);
+    expect(broken.stdout).not.toContain(jobSocket);
+  });
+
+  it('an unknown session fails clearly', async () => {
+    const r = await runFleet(['doctor', '--session', 'nope'], { env: fenv.env });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain('✖ session: no tmux session named "nope"');
+  });
+});
