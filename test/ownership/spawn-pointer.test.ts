@@ -65,7 +65,8 @@ async function waitOwner(slug: string): Promise<string> {
 }
 
 async function waitRecord(file: string): Promise<Received> {
-  return waitFor(async () => JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) as Received | null, `stand-in record ${file}`, 20_000);
+  const got = await waitFor(async () => JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) as Received | null, `stand-in record ${file}`, 20_000);
+  return got as Received;
 }
 
 async function treeFiles(dir: string, prefix = ''): Promise<Record<string, string>> {
