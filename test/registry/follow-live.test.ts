@@ -85,6 +85,15 @@ describe('follow --watch on a real server', () => {
     const h = await runFleet(['follow', TAB], { env: fenv.env });
     expect(h.stdout).toBe('10e378ef → e9e4ae8e (parked on job e9e4ae8e), busy');
 
+    // The job's permission wait shows (the attached row, not the idle tab).
+    await type('/job waiting approve Bash');
+    await waitFor(async () => (await runFleet(['follow', TAB], { env: fenv.env })).stdout.endsWith(', waiting: approve Bash'), 'the job waiting');
+    // Without a sid: the stamp of the caller's own session ($TMUX_PANE).
+    const pane = (await server.run(['display-message', '-p', '-t', '=op-tab:', '#{pane_id}'])).trim();
+    const own = await runFleet(['follow', '--json'], { env: { ...fenv.env, TMUX_PANE: pane } });
+    expect(JSON.parse(own.stdout)).toMatchObject({ base: TAB, hops: 1 });
+    expect((await runFleet(['follow'], { env: fenv.env })).exitCode).toBe(2);
+
     await type('/unpark');
     await client.waitForStatus('fleet: work came back to 10e3', 8000);
     await client.waitForStatus('[]', 8000);
