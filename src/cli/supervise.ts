@@ -1,8 +1,29 @@
-import type { Context } from '../context';
+import { registryDir, type Context } from '../context';
 import { FleetError } from '../errors';
+import { Tmux } from '../tmux';
+import { makeRender, supervisorFormats } from '../status/render';
+import { Supervisor } from '../status/supervisor';
 import type { Args } from './spec';
 
-// Placeholder until its issue lands.
-export async function run(_args: Args, _ctx: Context): Promise<number> {
-  throw new FleetError('supervise: not implemented yet');
+export async function run(args: Args, ctx: Context): Promise<number> {
+  const probe = new Tmux(ctx.socket);
+  // One read: the server's socket path (the supervisor's identity) and the poll interval.
+  const head = await probe.run(['display-message', '-p', '#{socket_path}\t#{@fleet-interval}']);
+  const [socketPath = '', intervalText = ''] = head.replace(/\n$/, '').split('\t');
+  if (!socketPath) throw new FleetError(`${probe.describeServer()} did not tell its socket path`);
+  const seconds = Number(intervalText);
+  const intervalMs = Number.isFinite(seconds) && seconds > 0 ? Math.max(250, seconds * 1000) : 2000;
+  const tmux = new Tmux({ path: socketPath });
+  let supervisor: Supervisor | null = null;
+  const render = makeRender(ctx.home, registryDir(ctx.env), (pids) => supervisor?.watchPids(pids));
+  supervisor = new Supervisor({
+    tmux,
+    home: ctx.home,
+    registryDir: registryDir(ctx.env),
+    socketPath,
+    intervalMs,
+    render,
+    formats: supervisorFormats(),
+  });
+  return supervisor.run(Boolean(args.once));
 }

@@ -36,6 +36,8 @@ export interface SupervisorConfig {
   socketPath: string;
   intervalMs: number;
   render: Render;
+  /** Extra formats read with every snapshot (style options). */
+  formats?: Record<string, string>;
 }
 
 /** Diff of desired against current values: only what changed is written. */
@@ -231,7 +233,7 @@ export class Supervisor {
     this.running = true;
     try {
       this.stats.ticks++;
-      const snapshot = await readSnapshot(this.cfg.tmux);
+      const snapshot = await readSnapshot(this.cfg.tmux, this.cfg.formats);
       const rendered = await this.cfg.render(snapshot);
       const changes = diffSegments(snapshot, rendered.values);
       const toasts = toastsForClients(snapshot, rendered.toasts);

@@ -27,28 +27,45 @@ export type ClientSnap = Record<keyof typeof CLIENT_FIELDS, string>;
 export interface TmuxSnapshot {
   sessions: SessionSnap[];
   clients: ClientSnap[];
+  /** Values of the extra formats asked for (global options, server facts). */
+  config: Record<string, string>;
 }
 
 const S = 'S';
 const C = 'C';
+const K = 'K';
 
 function format(tag: string, fields: Record<string, string>): string {
   return [tag, ...Object.values(fields)].join(FIELD_SEP);
 }
 
-/** Sessions and clients in one call; rows are told apart by a leading tag. */
-export async function readSnapshot(tmux: Tmux): Promise<TmuxSnapshot> {
-  const out = await tmux.chain([
+/**
+ * Sessions, clients and (optionally) extra formats such as global options, in
+ * one call; rows are told apart by a leading tag. The extra formats are
+ * expanded by display-message against the server's current session, which
+ * falls back to the global value of an option no session overrides.
+ */
+export async function readSnapshot(tmux: Tmux, extra: Record<string, string> = {}): Promise<TmuxSnapshot> {
+  const extraKeys = Object.keys(extra);
+  const cmds: string[][] = [
     ['list-sessions', '-F', format(S, SESSION_FIELDS)],
     ['list-clients', '-F', format(C, CLIENT_FIELDS)],
-  ]);
+  ];
+  if (extraKeys.length > 0) cmds.push(['display-message', '-p', format(K, extra)]);
+  const out = await tmux.chain(cmds);
   const sessionLines: string[] = [];
   const clientLines: string[] = [];
+  const config: Record<string, string> = {};
   for (const line of out.split('\n')) {
     if (line.startsWith(S + FIELD_SEP)) sessionLines.push(line.slice(2));
     else if (line.startsWith(C + FIELD_SEP)) clientLines.push(line.slice(2));
+    else if (line.startsWith(K + FIELD_SEP)) {
+      const values = line.slice(2).split(FIELD_SEP);
+      extraKeys.forEach((k, i) => (config[k] = values[i] ?? ''));
+    }
   }
   return {
+    config,
     sessions: parseRows(sessionLines.join('\n'), Object.keys(SESSION_FIELDS) as (keyof typeof SESSION_FIELDS)[]),
     clients: parseRows(clientLines.join('\n'), Object.keys(CLIENT_FIELDS) as (keyof typeof CLIENT_FIELDS)[]),
   };

@@ -1,0 +1,31 @@
+// The supervisor's render step: from one tmux snapshot to the segment values
+// of every session and the hop toasts. Reads files; starts no process.
+import { HopTracker } from '../registry/hop';
+import type { TmuxSnapshot } from '../tmux/snapshot';
+import { agentSegment, hopSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
+import type { Render, Rendered, SegmentOption } from './supervisor';
+import { computeView, loadFleetData } from './view';
+
+/** The extra formats the supervisor's snapshot asks for: style options and the poll interval. */
+export function supervisorFormats(): Record<string, string> {
+  return { ...styleFormats(), interval: '#{@fleet-interval}' };
+}
+
+export function makeRender(home: string, registry: string, onPids?: (pids: number[]) => void): Render {
+  const tracker = new HopTracker();
+  return async (snapshot: TmuxSnapshot): Promise<Rendered> => {
+    const data = await loadFleetData(home, registry);
+    onPids?.(data.rows.map((r) => r.row.pid));
+    const view = computeView(snapshot, data, tracker);
+    const styles = stylesFrom(snapshot.config);
+    const values = new Map<string, Record<SegmentOption, string>>();
+    for (const s of view.sessions) {
+      values.set(s.session, {
+        '@fleet-owner': s.slug && s.decision ? ownerSegment(s.slug, s.decision, styles) : '',
+        '@fleet-hop': hopSegment(s.hop, styles),
+        '@fleet-agent': agentSegment(s.hop, styles),
+      });
+    }
+    return { values, toasts: view.events.map((e) => ({ session: e.session, text: e.text })) };
+  };
+}

@@ -1,0 +1,128 @@
+// The fleet as one view: every task and every stamped or task-bound session,
+// with verdict, liveness, hop and agent state. Computed in memory from one
+// tmux snapshot, the task files and the registry. The supervisor, `tasks` and
+// the dashboard all use it, so they never disagree.
+import { judgeFromSnapshot, type Decision } from '../ownership/judge';
+import { liveRows, type LiveRow } from '../registry/liveness';
+import { readRegistry, type RegistrySnapshot } from '../registry/reader';
+import type { HopEvent, HopTracker, SessionHop } from '../registry/hop';
+import { ownerSid, type Task } from '../tasks/schema';
+import { listTasks, type TaskEntry } from '../tasks/store';
+import type { NonceStamp } from '../tmux/ownership-reads';
+import type { SessionSnap, TmuxSnapshot } from '../tmux/snapshot';
+
+export interface FleetData {
+  tasks: TaskEntry[];
+  registry: RegistrySnapshot;
+  rows: LiveRow[];
+}
+
+/** Task files and the registry with liveness: file reads and system calls, no process where /proc exists. */
+export async function loadFleetData(home: string, registry: string): Promise<FleetData> {
+  const [tasks, reg] = await Promise.all([listTasks(home), readRegistry(registry)]);
+  return { tasks, registry: reg, rows: await liveRows(reg) };
+}
+
+export interface SessionView {
+  session: string;
+  stamp: string;
+  /** The task this session is bound to (@fleet-task), or the task its stamp drives. */
+  slug: string | null;
+  decision: Decision | null;
+  hop: SessionHop | undefined;
+  created: number;
+  attached: boolean;
+}
+
+export interface TaskView {
+  slug: string;
+  task: Task | null;
+  error: string | null;
+  /** ownerSid, or '' while pending. */
+  owner: string;
+  /** The verdict for the session its pane holds now (driverPane), asked as that session's stamp. */
+  decision: Decision;
+  /** The session now driving it, when one can be named (driverPane while pending, else the session stamped with the owner). */
+  session: string | null;
+  hop: SessionHop | undefined;
+  updatedAt: string | null;
+}
+
+export interface FleetView {
+  sessions: SessionView[];
+  tasks: TaskView[];
+  events: HopEvent[];
+}
+
+function taskBySlug(tasks: readonly TaskEntry[]): Map<string, TaskEntry> {
+  return new Map(tasks.map((t) => [t.slug, t]));
+}
+
+/**
+ * Computes the whole view. The tracker keeps the previous chain ends, so a
+ * change of chain end (a park, or the work coming back) comes out as an event.
+ */
+export function computeView(snapshot: TmuxSnapshot, data: FleetData, tracker: HopTracker): FleetView {
+  const nonceStamps = new Map<string, NonceStamp>(snapshot.sessions.map((s) => [s.name, { nonce: s.nonce, stamp: s.stamp }]));
+  const registry = { readable: data.registry.readable, rows: data.rows };
+  const bySlug = taskBySlug(data.tasks);
+  const judge = (slug: string, asker: string): Decision => {
+    const entry = bySlug.get(slug);
+    return judgeFromSnapshot({
+      slug,
+      task: entry?.task ?? null,
+      taskError: entry?.error ? entry.error.problem : undefined,
+      asker,
+      sessions: nonceStamps,
+      registry,
+    });
+  };
+  const update = tracker.update(
+    snapshot.sessions.filter((s) => s.stamp !== '').map((s) => [s.name, s.stamp] as const),
+    data.rows,
+  );
+
+  // A stamp that drives a task (e.g. after a takeover from another session) binds that session to it.
+  const drivenBy = new Map<string, string>();
+  for (const t of [...data.tasks].sort((a, b) => (a.task?.updatedAt ?? '').localeCompare(b.task?.updatedAt ?? ''))) {
+    const owner = t.task ? ownerSid(t.task) : '';
+    if (owner) drivenBy.set(owner, t.slug);
+  }
+
+  const sessions: SessionView[] = [];
+  for (const s of snapshot.sessions) {
+    const slug = s.task || drivenBy.get(s.stamp) || null;
+    if (!slug && !s.stamp) continue;
+    sessions.push({
+      session: s.name,
+      stamp: s.stamp,
+      slug,
+      decision: slug ? judge(slug, s.stamp) : null,
+      hop: update.sessions.get(s.name),
+      created: Number(s.created) || 0,
+      attached: s.attached !== '' && s.attached !== '0',
+    });
+  }
+
+  const byStamp = new Map<string, SessionSnap>();
+  for (const s of snapshot.sessions) if (s.stamp) byStamp.set(s.stamp, s);
+  const tasks: TaskView[] = data.tasks.map((entry) => {
+    const task = entry.task ?? null;
+    const owner = task ? ownerSid(task) : '';
+    let session: string | null = null;
+    if (owner) session = byStamp.get(owner)?.name ?? null;
+    else if (task?.driverPane && snapshot.sessions.some((s) => s.name === task.driverPane)) session = task.driverPane;
+    const asker = session ? (snapshot.sessions.find((s) => s.name === session)?.stamp ?? '') : '';
+    return {
+      slug: entry.slug,
+      task,
+      error: entry.error ? entry.error.message : null,
+      owner,
+      decision: judge(entry.slug, asker),
+      session,
+      hop: session ? update.sessions.get(session) : undefined,
+      updatedAt: task?.updatedAt ?? null,
+    };
+  });
+  return { sessions, tasks, events: update.events };
+}
