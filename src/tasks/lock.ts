@@ -1,7 +1,7 @@
 // An exclusive lock on one task directory: a `.lock` file created with O_EXCL
 // holding the owner's pid and start time. A lock whose process is gone (or
 // whose pid now belongs to another process) is stale and is broken.
-import { link, open, readFile, rename, unlink } from 'node:fs/promises';
+import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FleetError } from '../errors';
 import { pidExists, procStartTicks } from '../proc';
@@ -25,6 +25,17 @@ function isStale(content: string): boolean {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A lock's pid is written right after the file is created; an empty lock older
+ * than this was left by a process killed in between, and is stale.
+ */
+const EMPTY_LOCK_GRACE_MS = 5_000;
+
+async function isOldEmptyLock(path: string): Promise<boolean> {
+  const st = await stat(path).catch(() => null);
+  return st !== null && st.size === 0 && Date.now() - st.mtimeMs > EMPTY_LOCK_GRACE_MS;
+}
 
 export interface LockOptions {
   timeoutMs?: number;
@@ -54,8 +65,8 @@ export async function withDirLock<T>(dir: string, fn: () => Promise<T>, opts: Lo
     } catch {
       continue; // released between our open and read
     }
-    // An empty file is a lock being written right now, not a stale one.
-    if (holder !== '' && isStale(holder)) {
+    // An empty file is a lock being written right now, unless it has stayed empty for long.
+    if (holder === '' ? await isOldEmptyLock(lockPath) : isStale(holder)) {
       await breakStaleLock(lockPath, holder);
       continue;
     }
@@ -80,8 +91,8 @@ async function breakStaleLock(lockPath: string, seen: string): Promise<void> {
   } catch {
     return;
   }
-  const moved = await readFile(aside, 'utf8').catch(() => '');
-  if (moved !== seen) {
+  const moved = await readFile(aside, 'utf8').catch(() => null);
+  if (moved !== seen || (seen === '' && !(await isOldEmptyLock(aside)))) {
     // We moved a lock someone took after our read: put it back unless the slot was taken again.
     await link(aside, lockPath).catch(() => undefined);
     await unlink(aside).catch(() => undefined);
