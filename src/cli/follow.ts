@@ -14,7 +14,10 @@ const out = (line: string) => process.stdout.write(`${line}\n`);
 
 export async function run(args: Args, ctx: Context): Promise<number> {
   const tmux = new Tmux(ctx.socket);
-  if (args.watch) return watch(tmux, ctx);
+  if (args.watch) {
+    if (typeof args.sid === 'string') throw new UsageError('follow --watch follows every stamped session of the server; give no <sid>');
+    return watch(tmux, ctx);
+  }
   let sid = typeof args.sid === 'string' ? args.sid : '';
   if (!sid) {
     const pane = ctx.env.TMUX_PANE;
