@@ -1,8 +1,38 @@
-import type { Context } from '../context';
-import { FleetError } from '../errors';
+import { registryDir, type Context } from '../context';
+import { lastHandover } from '../ownership/judge';
+import { tasksTable } from '../status/table';
+import { readFleetView } from '../status/view';
+import { Tmux } from '../tmux';
 import type { Args } from './spec';
 
-// Placeholder until its issue lands.
-export async function run(_args: Args, _ctx: Context): Promise<number> {
-  throw new FleetError('tasks: not implemented yet');
+/** Every task: owner, the verdict for the session in its pane, liveness, hop, agent state, age. */
+export async function run(_args: Args, ctx: Context): Promise<number> {
+  const view = await readFleetView(new Tmux(ctx.socket), ctx.home, registryDir(ctx.env));
+  if (ctx.json) {
+    const tasks = view.tasks.map((t) => ({
+      slug: t.slug,
+      owner: t.owner || null,
+      session: t.session,
+      verdict: t.decision.verdict,
+      reason: t.decision.reason,
+      liveness: t.decision.liveness,
+      hop: t.hop && t.hop.following ? { base: t.hop.base, attached: t.hop.attached, jobId: t.hop.jobId } : null,
+      agent: t.hop?.agent ? { sessionId: t.hop.agent.sessionId, status: t.hop.agent.status, waitingFor: t.hop.agent.waitingFor } : null,
+      label: t.task?.label ?? null,
+      createdAt: t.task?.createdAt ?? null,
+      updatedAt: t.updatedAt,
+      lastHandover: lastHandover(t.task),
+      error: t.error,
+    }));
+    process.stdout.write(`${JSON.stringify({ tasks, tmuxError: view.tmuxError, registry: view.registry })}\n`);
+    return 0;
+  }
+  if (view.tasks.length === 0) {
+    process.stdout.write(`no tasks in ${ctx.home}/tasks\n`);
+  } else {
+    process.stdout.write(`${tasksTable(view).join('\n')}\n`);
+  }
+  if (view.tmuxError) process.stderr.write(`tmux-fleet: tmux not read, pending verdicts cannot tell: ${view.tmuxError}\n`);
+  for (const t of view.tasks) if (t.error) process.stderr.write(`tmux-fleet: ${t.error}\n`);
+  return 0;
 }

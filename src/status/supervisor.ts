@@ -269,6 +269,9 @@ export class Supervisor {
     process.off('SIGTERM', this.onStop);
     process.off('SIGINT', this.onStop);
     if (this.serverAlive()) await this.removeHooks();
-    if (livePidFromFile(this.pidFile) === process.pid) await unlink(this.pidFile).catch(() => undefined);
+    if (livePidFromFile(this.pidFile) === process.pid) {
+      await unlink(this.pidFile).catch(() => undefined);
+      await unlink(this.nudgeFile).catch(() => undefined);
+    }
   }
 }

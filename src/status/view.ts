@@ -5,11 +5,13 @@
 import { judgeFromSnapshot, type Decision } from '../ownership/judge';
 import { liveRows, type LiveRow } from '../registry/liveness';
 import { readRegistry, type RegistrySnapshot } from '../registry/reader';
-import type { HopEvent, HopTracker, SessionHop } from '../registry/hop';
+import { HopTracker, type HopEvent, type SessionHop } from '../registry/hop';
+import { errorMessage } from '../errors';
+import type { Tmux } from '../tmux/client';
 import { ownerSid, type Task } from '../tasks/schema';
 import { listTasks, type TaskEntry } from '../tasks/store';
 import type { NonceStamp } from '../tmux/ownership-reads';
-import type { SessionSnap, TmuxSnapshot } from '../tmux/snapshot';
+import { readSnapshot, type SessionSnap, type TmuxSnapshot } from '../tmux/snapshot';
 
 export interface FleetData {
   tasks: TaskEntry[];
@@ -52,6 +54,10 @@ export interface FleetView {
   sessions: SessionView[];
   tasks: TaskView[];
   events: HopEvent[];
+  /** Why tmux could not be read, when it could not. */
+  tmuxError: string | null;
+  /** Registry facts for the header. */
+  registry: { dir: string; readable: boolean; rows: number; malformed: number };
 }
 
 function taskBySlug(tasks: readonly TaskEntry[]): Map<string, TaskEntry> {
@@ -62,8 +68,10 @@ function taskBySlug(tasks: readonly TaskEntry[]): Map<string, TaskEntry> {
  * Computes the whole view. The tracker keeps the previous chain ends, so a
  * change of chain end (a park, or the work coming back) comes out as an event.
  */
-export function computeView(snapshot: TmuxSnapshot, data: FleetData, tracker: HopTracker): FleetView {
-  const nonceStamps = new Map<string, NonceStamp>(snapshot.sessions.map((s) => [s.name, { nonce: s.nonce, stamp: s.stamp }]));
+export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker: HopTracker): FleetView {
+  // No snapshot: tmux could not be read, so pending verdicts are 5 (cannot tell), never guesses.
+  const nonceStamps = snap ? new Map<string, NonceStamp>(snap.sessions.map((s) => [s.name, { nonce: s.nonce, stamp: s.stamp }])) : null;
+  const snapshot: TmuxSnapshot = snap ?? { sessions: [], clients: [], config: {} };
   const registry = { readable: data.registry.readable, rows: data.rows };
   const bySlug = taskBySlug(data.tasks);
   const judge = (slug: string, asker: string): Decision => {
@@ -124,5 +132,24 @@ export function computeView(snapshot: TmuxSnapshot, data: FleetData, tracker: Ho
       updatedAt: task?.updatedAt ?? null,
     };
   });
-  return { sessions, tasks, events: update.events };
+  return {
+    sessions,
+    tasks,
+    events: update.events,
+    tmuxError: null,
+    registry: { dir: data.registry.dir, readable: data.registry.readable, rows: data.rows.length, malformed: data.registry.malformed },
+  };
+}
+
+/** One look at the fleet, for `tasks` and the dashboard: one tmux call, the task files, the registry. */
+export async function readFleetView(tmux: Tmux, home: string, registry: string): Promise<FleetView> {
+  const [snapResult, data] = await Promise.all([
+    readSnapshot(tmux).then(
+      (s) => ({ snap: s, error: null as string | null }),
+      (err: unknown) => ({ snap: null, error: errorMessage(err) }),
+    ),
+    loadFleetData(home, registry),
+  ]);
+  const view = computeView(snapResult.snap, data, new HopTracker());
+  return { ...view, tmuxError: snapResult.error };
 }

@@ -1,0 +1,83 @@
+// Rows of the fleet for people: `tasks` prints them, the dashboard draws them.
+import { renderAgent, renderHop, sid8 } from '../registry/hop';
+import { ownerState } from './segments';
+import type { FleetView, SessionView, TaskView } from './view';
+
+/** 42s, 5m, 3h, 2d. */
+export function age(iso: string | null | undefined, now: number = Date.now()): string {
+  const t = iso ? Date.parse(iso) : NaN;
+  if (!Number.isFinite(t)) return '-';
+  const s = Math.max(0, Math.round((now - t) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+/** No control characters in a cell: a hostile label must not move the cursor. */
+export function cell(s: string): string {
+  return s.replace(/[\x00-\x1f\x7f-\x9f]+/g, ' ');
+}
+
+const VERDICT_WORD = { owner: 'owner', other: 'other', pending: 'pending', unknown: 'cannot tell' } as const;
+
+export interface TaskRow {
+  slug: string;
+  owner: string;
+  verdict: string;
+  live: string;
+  session: string;
+  hop: string;
+  agent: string;
+  age: string;
+}
+
+export function taskRow(t: TaskView, now: number = Date.now()): TaskRow {
+  const d = t.decision;
+  return {
+    slug: t.slug,
+    owner: t.error ? '(invalid)' : t.owner ? sid8(t.owner) : 'pending',
+    verdict: `${d.verdict} ${VERDICT_WORD[ownerState(d)]}`,
+    live: d.liveness ?? '-',
+    session: t.session ?? '-',
+    hop: renderHop(t.hop) || '-',
+    agent: cell(renderAgent(t.hop?.agent)) || '-',
+    age: age(t.task?.createdAt, now),
+  };
+}
+
+export interface SessionRow {
+  session: string;
+  stamp: string;
+  task: string;
+  verdict: string;
+  hop: string;
+  agent: string;
+  age: string;
+}
+
+export function sessionRow(s: SessionView, now: number = Date.now()): SessionRow {
+  return {
+    session: s.session,
+    stamp: s.stamp ? sid8(s.stamp) : '-',
+    task: s.slug ?? '-',
+    verdict: s.decision ? `${s.decision.verdict} ${VERDICT_WORD[ownerState(s.decision)]}` : '-',
+    hop: renderHop(s.hop) || '-',
+    agent: cell(renderAgent(s.hop?.agent)) || '-',
+    age: s.created ? age(new Date(s.created * 1000).toISOString(), now) : '-',
+  };
+}
+
+/** Left-aligned columns, two spaces apart; the last column is not padded. */
+export function formatColumns(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => [...(r[i] ?? '')].length)));
+  return all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length))).join('  ').trimEnd());
+}
+
+export const TASK_HEADER = ['TASK', 'OWNER', 'VERDICT', 'LIVE', 'SESSION', 'HOP', 'AGENT', 'AGE'];
+
+export function tasksTable(view: FleetView, now: number = Date.now()): string[] {
+  const rows = view.tasks.map((t) => Object.values(taskRow(t, now)));
+  return formatColumns(TASK_HEADER, rows);
+}
