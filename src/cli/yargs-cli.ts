@@ -2,8 +2,28 @@
 import yargs from 'yargs';
 import type { Context } from '../context';
 import { UsageError } from '../errors';
-import { COMMANDS, GLOBAL_OPTIONS, type Args } from './spec';
-import { camel } from './parse';
+import { COMMANDS, GLOBAL_OPTIONS, findCommand, type Args } from './spec';
+import { camel, commandName } from './parse';
+
+/** yargs's own messages, said the way the fast parser says them: which command, and what. */
+export function usageMessage(msg: string, argv: readonly string[]): string {
+  const name = commandName(argv);
+  const spec = findCommand(name);
+  if (name !== undefined && !spec) return `unknown command ${JSON.stringify(name)} (see tmux-fleet --help)`;
+  if (!spec) return msg;
+  const missing = /^Not enough non-option arguments: got (\d+)/.exec(msg);
+  const p = missing ? spec.positionals[Number(missing[1])] : undefined;
+  if (p) return `${spec.name}: missing <${p.name}> (${p.describe})`;
+  const unknown = /^Unknown arguments?: ([^,]*)/.exec(msg);
+  if (unknown) {
+    const what = unknown[1] as string;
+    const flag = argv.map((t) => t.replace(/=.*$/, '')).find((t) => t.startsWith('-') && t.replace(/^--?(no-)?/, '') === what);
+    return flag
+      ? `${spec.name}: unknown option ${flag} (see tmux-fleet ${spec.name} --help)`
+      : `${spec.name}: unexpected argument ${JSON.stringify(what)}`;
+  }
+  return `${spec.name}: ${msg}`;
+}
 
 export async function runWithYargs(
   argv: string[],
@@ -23,7 +43,7 @@ export async function runWithYargs(
     .exitProcess(false)
     .wrap(Math.min(100, process.stdout.columns || 80))
     .fail((msg, err) => {
-      throw err ?? new UsageError(msg);
+      throw err ?? new UsageError(usageMessage(msg, argv));
     });
   for (const [name, opt] of Object.entries(GLOBAL_OPTIONS)) {
     y.option(name, { type: opt.type, describe: opt.describe, global: true });

@@ -1,0 +1,164 @@
+// The built helper, run as a user runs it (dist/tmux-fleet.mjs, clean environment).
+// runFleet (execa) strips the final newline of stdout.
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { makeFleetEnv, runFleet, type CliResult, type FleetEnv } from '../helpers/env';
+import { ROOT } from '../helpers/paths';
+import { startServer, type TestServer } from '../helpers/tmux-server';
+
+let fenv: FleetEnv;
+beforeAll(async () => {
+  fenv = await makeFleetEnv(`fleet-test-nonexistent-${randomBytes(6).toString('hex')}`);
+});
+afterAll(async () => {
+  await fenv.cleanup();
+});
+
+const fleet = (args: string[], env: Record<string, string | undefined> = {}) =>
+  runFleet(args, { env: { ...fenv.env, ...env } });
+
+/** Exactly one line on stderr, prefixed with the program name. */
+function oneLine(r: CliResult): string {
+  const lines = r.stderr.split('\n').filter((l) => l !== '');
+  expect(lines, r.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^tmux-fleet: /);
+  expect(r.stderr).not.toMatch(/^\s+at /m);
+  return lines[0]!;
+}
+
+describe('help and version', () => {
+  it('--version prints the package version and exits 0', async () => {
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const r = await fleet(['--version']);
+    expect(r).toMatchObject({ exitCode: 0, stdout: pkg.version, stderr: '' });
+  });
+
+  it('--help lists every command and the global flags, exit 0', async () => {
+    const r = await fleet(['--help']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe('');
+    for (const word of ['spawn', 'stamp', 'sid-of-pane', 'owner', 'sweep', 'takeover', 'tasks', 'follow', 'pointer', 'doctor', 'supervise', 'hooks', 'dashboard']) {
+      expect(r.stdout).toContain(word);
+    }
+    for (const flag of ['--home', '--socket', '--socket-path', '--json', '--help', '--version']) expect(r.stdout).toContain(flag);
+  });
+
+  it.each([['owner'], ['sid-of-pane'], ['spawn']])('%s --help exits 0 and shows its usage', async (cmd) => {
+    const r = await fleet([cmd, '--help']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain(`tmux-fleet ${cmd}`);
+  });
+});
+
+describe('usage errors: exit 2, one line on stderr naming what', () => {
+  const cases: [string, string[], RegExp][] = [
+    ['unknown command', ['nosuch'], /unknown command "nosuch"/],
+    ['unknown command after a global flag', ['--home', '/tmp/x', 'nosuch'], /unknown command "nosuch"/],
+    ['unknown option of a fast command', ['owner', 'a', '--bogus'], /--bogus/],
+    ['unknown option of a yargs command', ['sweep', '--bogus'], /sweep: unknown option --bogus /],
+    ['unknown option with a value (yargs path)', ['sweep', '--bogus-opt=1'], /sweep: unknown option --bogus-opt /],
+    ['unknown short option (yargs path)', ['sweep', '-z'], /sweep: unknown option -z /],
+    ['unexpected positional (yargs path)', ['sweep', 'extra'], /sweep: unexpected argument "extra"/],
+    ['unexpected positional', ['sid-of-pane', 'a', 'b'], /"b"/],
+    ['missing <slug> (fast path)', ['owner'], /owner: missing <slug>/],
+    ['missing <name> (fast path)', ['sid-of-pane'], /sid-of-pane: missing <name>/],
+    ['missing <slug> (yargs path)', ['spawn'], /spawn: missing <slug>/],
+    ['missing <slug> after flags (yargs path)', ['--json', 'takeover', '--force'], /takeover: missing <slug>/],
+    ['missing <action>', ['hooks'], /hooks: missing <action>/],
+    ['bad choice', ['hooks', 'frob'], /frob/],
+    ['option without its value', ['owner', 'a', '--as'], /--as needs a value/],
+    ['no command', [], /command/],
+  ];
+  it.each(cases)('%s', async (_what, args, names) => {
+    const r = await fleet(args);
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(oneLine(r)).toMatch(names);
+  });
+
+  const slugs: [string, string[]][] = [
+    ['owner', ['owner', '../x']],
+    ['owner (a colon)', ['owner', 'a:b']],
+    ['spawn', ['spawn', 'Caps', '--cmd', 'true']],
+    ['takeover', ['takeover', '.', '--as', 'sid']],
+  ];
+  it.each(slugs)('an invalid slug: %s', async (_what, args) => {
+    const r = await fleet(args);
+    expect(r.exitCode, r.stderr).toBe(2);
+    const line = oneLine(r);
+    expect(line).toContain(JSON.stringify(args[1]));
+    expect(line).toContain('^[a-z0-9][a-z0-9_-]{0,62}$');
+  });
+
+  it('TMUX_FLEET_DEBUG=1 adds the stack; without it there is none', async () => {
+    const plain = await fleet(['owner', '../x']);
+    oneLine(plain);
+    const debug = await fleet(['owner', '../x'], { TMUX_FLEET_DEBUG: '1' });
+    expect(debug.exitCode).toBe(2);
+    const lines = debug.stderr.split('\n').filter(Boolean);
+    expect(lines[0]).toBe(plain.stderr.trim());
+    expect(lines.length).toBeGreaterThan(2);
+    expect(debug.stderr).toMatch(/^\s+at /m);
+  });
+});
+
+describe('a missing tmux server', () => {
+  it.each([
+    ['--socket', (n: string) => ['sid-of-pane', 'op-a', '--socket', n], (n: string) => `-L ${n}`, {}],
+    ['TMUX_FLEET_SOCKET', (_n: string) => ['sid-of-pane', 'op-a'], (n: string) => `-L ${n}`, (n: string) => ({ TMUX_FLEET_SOCKET: n })],
+    ['--socket-path', (n: string) => ['sid-of-pane', 'op-a', '--socket-path', `/tmp/${n}.sock`], (n: string) => `/tmp/${n}.sock`, {}],
+  ] as const)('via %s: exit 1, one line naming the server', async (_via, args, named, env) => {
+    const n = `fleet-test-gone-${randomBytes(6).toString('hex')}`;
+    const r = await fleet(args(n), typeof env === 'function' ? env(n) : env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(oneLine(r)).toContain(named(n));
+  });
+});
+
+describe('sid-of-pane on a real server', () => {
+  let server: TestServer;
+  beforeEach(async () => {
+    server = await startServer();
+    await server.newSession('op-a');
+    await server.newSession('op-b');
+    await server.newSession('op-abc');
+    await server.run(['set-option', '-t', '=op-a:', '@claude_session_id', 'sid-of-a-123']);
+    await server.run(['set-option', '-t', '=op-abc:', '@claude_session_id', 'sid-of-abc']);
+  });
+  afterEach(async () => {
+    await server.kill();
+  });
+
+  const on = (args: string[]) => fleet(args, { TMUX_FLEET_SOCKET: server.name });
+
+  it('prints the stamp', async () => {
+    expect(await on(['sid-of-pane', 'op-a'])).toEqual({ exitCode: 0, stdout: 'sid-of-a-123', stderr: '' });
+    expect((await fleet(['sid-of-pane', 'op-abc', '--socket', server.name])).stdout).toBe('sid-of-abc');
+  });
+
+  it('--json prints exactly one JSON object', async () => {
+    const r = await on(['--json', 'sid-of-pane', 'op-a']);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ session: 'op-a', sid: 'sid-of-a-123' });
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+  });
+
+  it.each([
+    ['an unstamped session', 'op-b'],
+    ['a missing session', 'op-z'],
+    ['a prefix of a stamped session (never prefix-matched)', 'op-ab'],
+  ])('exit 1 for %s, one line naming it', async (_what, name) => {
+    const r = await on(['sid-of-pane', name]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(oneLine(r)).toContain(`"${name}"`);
+  });
+
+  it('a stamp is printed verbatim, also one that looks like a format or ends in ;', async () => {
+    await server.tmux.setSessionOptions('op-b', { '@claude_session_id': '#(echo hi);' });
+    expect((await on(['sid-of-pane', 'op-b'])).stdout).toBe('#(echo hi);');
+  });
+});
