@@ -1,12 +1,23 @@
 import type { Context } from '../context';
+import { ExitWith } from '../errors';
 import { takeover } from '../ownership/takeover';
 import type { Args } from './spec';
 
 export async function run(args: Args, ctx: Context): Promise<number> {
-  const r = await takeover(ctx, args.slug, { as: args.as, force: Boolean(args.force) });
+  let r;
+  try {
+    r = await takeover(ctx, args.slug, { as: args.as, force: Boolean(args.force) });
+  } catch (err) {
+    // --json prints exactly one object, a refusal included.
+    if (ctx.json && err instanceof ExitWith && err.exitCode === 9) {
+      process.stdout.write(`${JSON.stringify({ slug: String(args.slug), refused: true, reason: err.message })}\n`);
+      return 9;
+    }
+    throw err;
+  }
   if (ctx.json) {
     const { before, ...rest } = r;
-    process.stdout.write(`${JSON.stringify({ ...rest, before: { verdict: before.verdict, owner: before.owner, liveness: before.liveness, reason: before.reason } })}\n`);
+    process.stdout.write(`${JSON.stringify({ ...rest, refused: false, before: { verdict: before.verdict, owner: before.owner, liveness: before.liveness, reason: before.reason } })}\n`);
   } else if (r.already) {
     process.stdout.write(`${r.slug}: ${r.asker} already owns it; nothing changed\n`);
   } else {
