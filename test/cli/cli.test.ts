@@ -1,7 +1,7 @@
 // The built helper, run as a user runs it (dist/tmux-fleet.mjs, clean environment).
 // runFleet (execa) strips the final newline of stdout.
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeFleetEnv, runFleet, type CliResult, type FleetEnv } from '../helpers/env';
@@ -160,5 +160,59 @@ describe('sid-of-pane on a real server', () => {
   it('a stamp is printed verbatim, also one that looks like a format or ends in ;', async () => {
     await server.tmux.setSessionOptions('op-b', { '@claude_session_id': '#(echo hi);' });
     expect((await on(['sid-of-pane', 'op-b'])).stdout).toBe('#(echo hi);');
+  });
+});
+
+describe('an invalid task.json stays byte-for-byte the same after every command that writes', () => {
+  let server: TestServer;
+  beforeEach(async () => {
+    server = await startServer();
+  });
+  afterEach(async () => {
+    await server.kill();
+  });
+
+  const contents: [string, string][] = [
+    ['bad JSON', '{"slug": "bad", "driverSid": '],
+    ['valid JSON failing the schema', '{"slug": "bad", "driverSid": "", "spawnNonce": "NOT-HEX", "keep": 1}\n'],
+  ];
+
+  it.each(contents)('%s', async (_what, text) => {
+    const dir = join(fenv.home, 'tasks', 'bad');
+    const file = join(dir, 'task.json');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeFile(file, text, { mode: 0o600 });
+    const before = await stat(file);
+    const env = { TMUX_FLEET_SOCKET: server.name };
+
+    // A session that claims the task, for stamp to resolve.
+    await server.newSession('op-bad');
+    await server.tmux.setSessionOptions('op-bad', { '@fleet-task': 'bad', '@spawn_nonce': 'a'.repeat(32) });
+    const pane = (await server.tmux.display('op-bad', '#{pane_id}')).trim();
+
+    const commands: [string[], number | null][] = [
+      [['owner', 'bad', '--as', 'sid-x'], 5],
+      [['takeover', 'bad', '--as', 'sid-x'], 1],
+      [['takeover', 'bad', '--as', 'sid-x', '--force'], 1],
+      [['sweep'], 1],
+      [['spawn', 'bad', '--cmd', 'true'], 1],
+      [['spawn', 'bad', '--cmd', 'true', '--replace'], 1],
+      [['spawn', 'bad', '--resume'], 1],
+      [['tasks'], null],
+    ];
+    for (const [args, code] of commands) {
+      const r = await fleet(args, env);
+      if (code !== null) expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(code);
+      expect(`${r.stdout}${r.stderr}`, args.join(' ')).toMatch(args[0] === 'tasks' ? /bad/ : new RegExp(file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')));
+    }
+    const stamp = await fleet(['stamp', '--sid', 'sid-stamped'], { ...env, TMUX_PANE: pane });
+    expect(stamp.exitCode).toBe(0);
+    expect(stamp.stdout).toBe('');
+
+    expect(await readFile(file, 'utf8')).toBe(text);
+    const after = await stat(file);
+    expect([after.ino, after.mtimeMs, after.mode & 0o777]).toEqual([before.ino, before.mtimeMs, 0o600]);
+    // spawn refused before making a session: only the keeper and ours are there.
+    expect((await server.tmux.listSessions({ n: '#{session_name}' })).map((r) => r.n).sort()).toEqual(['keeper', 'op-bad']);
   });
 });
