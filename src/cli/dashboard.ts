@@ -1,8 +1,16 @@
-import type { Context } from '../context';
-import { FleetError } from '../errors';
+import { registryDir, type Context } from '../context';
+import { runDashboard } from '../status/dashboard-tui';
+import { Tmux } from '../tmux';
 import type { Args } from './spec';
 
-// Placeholder until its issue lands.
-export async function run(_args: Args, _ctx: Context): Promise<number> {
-  throw new FleetError('dashboard: not implemented yet');
+/** The popup: every task and agent session; Enter switches the client there. */
+export async function run(_args: Args, ctx: Context): Promise<number> {
+  return runDashboard({
+    tmux: new Tmux(ctx.socket),
+    home: ctx.home,
+    registry: registryDir(ctx.env),
+    input: process.stdin,
+    output: process.stdout,
+    client: ctx.env.TMUX_FLEET_CLIENT || undefined,
+  });
 }

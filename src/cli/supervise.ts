@@ -7,9 +7,9 @@ import type { Args } from './spec';
 
 export async function run(args: Args, ctx: Context): Promise<number> {
   const probe = new Tmux(ctx.socket);
-  // One read: the server's socket path (the supervisor's identity) and the poll interval.
-  const head = await probe.run(['display-message', '-p', '#{socket_path}\t#{@fleet-interval}']);
-  const [socketPath = '', intervalText = ''] = head.replace(/\n$/, '').split('\t');
+  // One read: the server's socket path (the supervisor's identity), its pid and the poll interval.
+  const head = await probe.run(['display-message', '-p', '#{socket_path}\t#{pid}\t#{@fleet-interval}']);
+  const [socketPath = '', pidText = '', intervalText = ''] = head.replace(/\n$/, '').split('\t');
   if (!socketPath) throw new FleetError(`${probe.describeServer()} did not tell its socket path`);
   const seconds = Number(intervalText);
   const intervalMs = Number.isFinite(seconds) && seconds > 0 ? Math.max(250, seconds * 1000) : 2000;
@@ -21,6 +21,7 @@ export async function run(args: Args, ctx: Context): Promise<number> {
     home: ctx.home,
     registryDir: registryDir(ctx.env),
     socketPath,
+    serverPid: Number(pidText),
     intervalMs,
     render,
     formats: supervisorFormats(),

@@ -46,13 +46,17 @@ export function styleFormats(): Record<string, string> {
   return out;
 }
 
-/** Styles from option values read with styleFormats(); unset options take the defaults. */
+/**
+ * Styles from option values read with styleFormats(). A format read cannot
+ * tell an unset option from an empty one, so empty takes the default; an icon
+ * of white space only draws the text alone.
+ */
 export function stylesFrom(values: Record<string, string | undefined>): Styles {
   const out = {} as Styles;
   for (const k of STYLE_KEYS) {
-    const icon = values[`icon-${k}`];
-    const style = values[`style-${k}`];
-    out[k] = { icon: icon === undefined ? DEFAULT_STYLES[k].icon : icon, style: style || DEFAULT_STYLES[k].style };
+    const icon = values[`icon-${k}`] || DEFAULT_STYLES[k].icon;
+    const style = values[`style-${k}`] || DEFAULT_STYLES[k].style;
+    out[k] = { icon: icon.trim(), style: style.trim() };
   }
   return out;
 }

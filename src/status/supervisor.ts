@@ -34,6 +34,8 @@ export interface SupervisorConfig {
   home: string;
   registryDir: string;
   socketPath: string;
+  /** The server's pid (#{pid}): the supervisor lives as long as that process. */
+  serverPid: number;
   intervalMs: number;
   render: Render;
   /** Extra formats read with every snapshot (style options). */
@@ -89,6 +91,8 @@ export class Supervisor {
 
   constructor(private readonly cfg: SupervisorConfig) {
     this.pidFile = supervisorPidFile(cfg.home, cfg.socketPath);
+    this.serverPid = cfg.serverPid;
+    this.serverStart = procStartTicks(cfg.serverPid);
     this.nudgeFile = join(runDir(cfg.home), `nudge-${serverKey(cfg.socketPath)}`);
   }
 
@@ -120,13 +124,10 @@ export class Supervisor {
   }
 
   async run(once = false): Promise<number> {
-    const { tmux } = this.cfg;
     // The handler goes in before the pid file names us: SIGUSR2's default action is to terminate.
     process.on('SIGUSR2', this.onNudge);
     await this.acquire();
     try {
-      this.serverPid = Number(await tmux.run(['display-message', '-p', '#{pid}']));
-      this.serverStart = procStartTicks(this.serverPid);
       if (once) {
         await this.tick();
         return 0;
@@ -141,6 +142,12 @@ export class Supervisor {
       this.schedule();
       this.log(`started for ${this.cfg.socketPath} (server pid ${this.serverPid})`);
       return await done;
+    } catch (err) {
+      if (!this.serverAlive()) {
+        this.log('exiting: tmux server went away while starting');
+        return 0;
+      }
+      throw err;
     } finally {
       await this.cleanup();
     }

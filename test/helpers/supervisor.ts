@@ -1,0 +1,48 @@
+// Starts `tmux-fleet supervise` for a test server, the way the plugin does.
+import { existsSync } from 'node:fs';
+import { execa, type ResultPromise } from 'execa';
+import { supervisorPidFile } from '../../src/status/runtime';
+import { type FleetEnv, waitFor } from './env';
+import { FLEET_BIN } from './paths';
+import type { TestServer } from './tmux-server';
+
+export interface RunningSupervisor {
+  proc: ResultPromise;
+  pid: number;
+  socketPath: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export async function socketPathOf(server: TestServer): Promise<string> {
+  return (await server.run(['display-message', '-p', '#{socket_path}'])).trim();
+}
+
+export async function startSupervisor(server: TestServer, fenv: FleetEnv): Promise<RunningSupervisor> {
+  const socketPath = await socketPathOf(server);
+  let out = '';
+  const proc = execa(process.execPath, [FLEET_BIN, 'supervise', '--socket-path', socketPath], {
+    env: { ...process.env, TMUX: undefined, TMUX_PANE: undefined, ...fenv.env },
+    extendEnv: false,
+    reject: false,
+    all: true,
+  });
+  proc.all?.on('data', (b: Buffer) => (out += b.toString()));
+  const pidFile = supervisorPidFile(fenv.home, socketPath);
+  await waitFor(() => existsSync(pidFile), `supervisor pid file ${pidFile}`, 15_000);
+  return {
+    proc,
+    pid: proc.pid ?? 0,
+    socketPath,
+    output: () => out,
+    async stop() {
+      proc.kill('SIGTERM');
+      await proc;
+    },
+  };
+}
+
+/** Exports the fleet environment into the server, so panes (agents, their hooks) see the test's home and registry. */
+export async function exportFleetEnv(server: TestServer, fenv: FleetEnv): Promise<void> {
+  await server.tmux.chain(Object.entries(fenv.env).map(([k, v]) => ['set-environment', '-g', k, v]));
+}

@@ -1,0 +1,139 @@
+// The supervisor on a real tmux server, read through a real attached client:
+// owner / other owner / pending / hop, and the changes after a stamp, a park
+// and a takeover; hostile values shown literally; one supervisor per server.
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
+import { FLEET_BIN, STAND_IN } from '../helpers/paths';
+import { exportFleetEnv, startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
+import { attachStatusClient, startServer, type StatusClient, type TestServer } from '../helpers/tmux-server';
+
+let server: TestServer;
+let fenv: FleetEnv;
+let supervisor: RunningSupervisor;
+const clients: StatusClient[] = [];
+
+const AGENT = `${process.execPath} ${STAND_IN}`;
+const opt = async (session: string, name: string) => (await server.run(['show-options', '-qv', '-t', `=${session}:`, name])).trim();
+const sidOf = async (session: string) => waitFor(async () => opt(session, '@claude_session_id'), `stamp of ${session}`, 15_000);
+const type = async (session: string, text: string) => {
+  await server.run(['send-keys', '-t', `=${session}:`, '-l', text]);
+  await server.run(['send-keys', '-t', `=${session}:`, 'Enter']);
+};
+const fleet = (args: string[], env: Record<string, string> = {}) => runFleet(args, { env: { ...fenv.env, ...env } });
+
+async function watch(session: string): Promise<StatusClient> {
+  const c = await attachStatusClient(server, session, 200);
+  clients.push(c);
+  return c;
+}
+
+/** Polls the status line; reports how long the change took (logged, never asserted: machines are noisy). */
+async function seen(c: StatusClient, text: string, what: string): Promise<void> {
+  const t0 = Date.now();
+  await c.waitForStatus(text, 15_000);
+  console.log(`status: ${what} shown after ${Date.now() - t0} ms`);
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  fenv = await makeFleetEnv(server.name);
+  await exportFleetEnv(server, fenv);
+  await server.tmux.chain([
+    ['set-option', '-g', 'status-left', '[#{@fleet-owner}][#{@fleet-hop}][#{@fleet-agent}]'],
+    ['set-option', '-g', 'status-left-length', '180'],
+    ['set-option', '-g', 'status-right', ''],
+    ['set-option', '-g', 'display-time', '3000'],
+  ]);
+  supervisor = await startSupervisor(server, fenv);
+});
+
+afterAll(async () => {
+  for (const c of clients) await c.kill();
+  await supervisor?.stop().catch(() => undefined);
+  await server?.kill();
+  await fenv?.cleanup();
+});
+
+describe('status segments on an attached client', () => {
+  it('shows owner after the Driver stamps, and pending while it boots', async () => {
+    expect((await fleet(['spawn', 'alpha', '--cmd', AGENT])).exitCode).toBe(0);
+    const c = await watch('op-alpha');
+    await seen(c, 'owner alpha', 'owner after stamp');
+    expect(await c.statusLine()).toMatch(/\[● owner alpha\]\[\]\[⚙ busy\]/);
+
+    expect((await fleet(['spawn', 'booting', '--cmd', `env STAND_IN_NO_STAMP=1 ${AGENT}`])).exitCode).toBe(0);
+    const b = await watch('op-booting');
+    await seen(b, '◌ booting pending', 'pending');
+  });
+
+  it('names the other owner on a second session bound to the same task, then flips on a takeover', async () => {
+    const owner = await sidOf('op-alpha');
+    await server.newSession('intruder', ['sh', '-c', AGENT], { TMUX_FLEET_TASK: 'alpha' });
+    await server.run(['set-option', '-t', '=intruder:', '@fleet-task', 'alpha']);
+    const intruderSid = await sidOf('intruder');
+    const c = await watch('intruder');
+    await seen(c, `▲ alpha: owner ${owner.slice(0, 8)} live`, 'other owner');
+
+    const t = await fleet(['takeover', 'alpha', '--as', intruderSid, '--force']);
+    expect(t.exitCode).toBe(0);
+    await seen(c, '● owner alpha', 'owner after takeover');
+    const a = clients[0]!;
+    await seen(a, `▲ alpha: owner ${intruderSid.slice(0, 8)} live`, 'other owner on the old Driver');
+  });
+
+  it('follows a park to the job and back, with toasts, and shows the job waiting', async () => {
+    const c = clients[0]!;
+    const base = (await sidOf('op-alpha')).slice(0, 4);
+    await type('op-alpha', '/park e9e4ae8e waiting approve Bash');
+    await seen(c, `fleet: ${base} parked its work on background job e9e4ae8e, following`, 'park toast');
+    await seen(c, `[↪ ${base} → e9e4]`, 'hop segment');
+    await seen(c, '[! waiting: approve Bash]', 'the job waiting');
+    await type('op-alpha', '/unpark');
+    await seen(c, `fleet: work came back to ${base}`, 'back toast');
+    await seen(c, '][][⚙ busy]', 'hop segment gone');
+  });
+
+  it('shows hostile registry values literally and runs nothing', async () => {
+    const marker = join(fenv.root, 'pwned');
+    await server.newSession('hostile', ['sleep', '86400']);
+    const sid = 'hostile-0000-4000-8000-000000000001';
+    await server.run(['set-option', '-t', '=hostile:', '@claude_session_id', sid]);
+    const evil = `#(touch ${marker})#[fg=red]`;
+    await writeFile(
+      join(fenv.registry, `${process.pid}.json`),
+      JSON.stringify({ pid: process.pid, sessionId: sid, kind: 'interactive', status: 'waiting', waitingFor: evil, parkedJobId: 'nojob' }),
+    );
+    const c = await watch('hostile');
+    await seen(c, `waiting: #(touch ${marker})#[fg=red]`, 'hostile text');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(existsSync(marker)).toBe(false);
+    expect(await opt('hostile', '@fleet-agent')).toContain(`##(touch ${marker})##[fg=red]`);
+  });
+});
+
+describe('one supervisor per server', () => {
+  it('refuses a second supervisor for the same server, naming the pid that runs', async () => {
+    const r = await execa(process.execPath, [FLEET_BIN, 'supervise', '--socket-path', supervisor.socketPath], {
+      env: { ...process.env, TMUX: undefined, ...fenv.env },
+      extendEnv: false,
+      reject: false,
+      timeout: 15_000,
+    });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`a supervisor already runs for ${supervisor.socketPath} (pid ${supervisor.pid})`);
+  });
+
+  it('exits when its server goes away', async () => {
+    const other = await startServer();
+    const env2 = await makeFleetEnv(other.name);
+    const sup = await startSupervisor(other, env2);
+    await other.kill();
+    const result = await sup.proc;
+    expect(result.exitCode).toBe(0);
+    await env2.cleanup();
+  });
+});
