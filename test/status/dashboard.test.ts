@@ -1,0 +1,67 @@
+// The dashboard driven with send-keys on a real server, read through a real
+// attached client: it lists the tasks, j moves, Enter switches the client.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboardLines, type DashboardRow } from '../../src/status/dashboard';
+import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
+import { FLEET_BIN, STAND_IN } from '../helpers/paths';
+import { exportFleetEnv } from '../helpers/supervisor';
+import { attachStatusClient, startServer, type StatusClient, type TestServer } from '../helpers/tmux-server';
+
+describe('dashboard layout', () => {
+  const row = (over: Partial<DashboardRow> = {}): DashboardRow => ({
+    session: 'op-fix-login-page',
+    task: 'fix-login-page',
+    owner: '10e378ef',
+    verdict: '0 owner',
+    hop: '10e3 → e9e4',
+    agent: 'waiting: approve Bash(rm -rf node_modules)',
+    age: '3h',
+    ...over,
+  });
+  it.each([80, 100, 160])('fits %i columns and keeps every column title', (width) => {
+    const { header, lines } = dashboardLines([row(), row({ task: 'x'.repeat(70), agent: 'busy' })], width);
+    for (const l of [header, ...lines]) expect([...l].length).toBeLessThanOrEqual(width);
+    for (const title of ['TASK', 'SESSION', 'OWNER', 'VERDICT', 'HOP', 'AGENT', 'AGE']) expect(header).toContain(title);
+    expect(lines[0]).toContain('10e3 → e9e4');
+    expect(lines[1]).toContain('…');
+  });
+});
+
+describe('dashboard on a real server', () => {
+  let server: TestServer;
+  let fenv: FleetEnv;
+  let client: StatusClient;
+
+  beforeAll(async () => {
+    server = await startServer();
+    fenv = await makeFleetEnv(server.name);
+    await exportFleetEnv(server, fenv);
+    for (const slug of ['aaa', 'bbb']) {
+      const r = await runFleet(['spawn', slug, '--cmd', `${process.execPath} ${STAND_IN}`], { env: fenv.env });
+      expect(r.exitCode).toBe(0);
+    }
+    await waitFor(async () => (await runFleet(['tasks', '--json'], { env: fenv.env })).stdout.split('"verdict":0').length === 3, 'both Drivers stamped', 15_000);
+    await server.newSession('dash', [process.execPath, FLEET_BIN, 'dashboard']);
+    client = await attachStatusClient(server, 'dash', 80);
+  });
+
+  afterAll(async () => {
+    await client?.kill();
+    await server?.kill();
+    await fenv?.cleanup();
+  });
+
+  it('lists the tasks with their verdicts at 80 columns', async () => {
+    const screen = await client.waitForStatus(/aaa[\s\S]*bbb/, 15_000, true);
+    expect(screen).toMatch(/TASK\s+SESSION\s+OWNER\s+VERDICT\s+HOP\s+AGENT\s+AGE/);
+    expect(screen).toMatch(/aaa\s+op-aaa\s+[0-9a-f]{8}\s+0 owner\s+-\s+busy\s+\d+s/);
+    expect(screen).toMatch(/bbb\s+op-bbb\s+[0-9a-f]{8}\s+0 owner\s+-\s+busy\s+\d+s/);
+    for (const line of screen.split('\n')) expect([...line].length).toBeLessThanOrEqual(80);
+  });
+
+  it('moves with j and switches the client to the selected session with Enter', async () => {
+    await server.run(['send-keys', '-t', '=dash:', 'j']);
+    await server.run(['send-keys', '-t', '=dash:', 'Enter']);
+    await waitFor(async () => (await server.run(['list-clients', '-F', '#{session_name}'])).trim() === 'op-bbb', 'client on op-bbb', 10_000);
+  });
+});
