@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { registryDir, type Context } from '../context';
 import { TmuxError } from '../errors';
 import { findStampHooks, readSettings, settingsFile } from '../hooks/settings';
+import { lastHandover } from '../ownership/judge';
 import { judgeLoaded, loadForJudge } from '../ownership/owner';
 import { follow, guessByCwd, parkedJob, shortSid } from '../registry/follow';
 import { renderAgent } from '../registry/hop';
@@ -194,6 +195,10 @@ async function sessionChecks(
   else {
     const j = await judgeLoaded(ctx, tmux, task, await loadForJudge(ctx.home, task), { sid: stamp, from: 'as' });
     const d = j.decision;
+    const h = lastHandover(j.task);
+    if (h) {
+      add({ id: 'handover', state: 'ok', text: `last handover of ${task}: ${h.from || '(pending)'} → ${h.to} (${h.reason}, ${h.at})` });
+    }
     if (d.verdict === 0) add({ id: 'task', state: 'ok', text: `task ${task}: ${session} is its Driver (0 owner)` });
     else if (d.verdict === 9)
       add({

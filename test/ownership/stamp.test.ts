@@ -112,6 +112,8 @@ describe('/clear survival (issue 6)', () => {
     expect(t.handovers?.[0]).toMatchObject({ from: sid, to: now, reason: 'clear', pane: 'op-c1' });
     const j = JSON.parse((await w.fleet(['owner', 'c1', '--as', now as string, '--json'])).stdout);
     expect(j.lastHandover).toMatchObject({ from: sid, to: now, reason: 'clear' });
+    const doc = await w.fleet(['doctor', '--session', 'op-c1']);
+    expect(doc.stdout).toContain(`✔ last handover of c1: ${sid} → ${now} (clear, ${t.handovers?.[0]?.at})`);
   });
 
   it('two clears in a row give epoch 2 and two handovers', async () => {
