@@ -19,7 +19,7 @@ export interface LiveFollowOptions {
   registry: string;
   /** Poll interval (ms) when file watches miss; default: @fleet-interval seconds, else 2 s. */
   intervalMs?: number;
-  /** Write @fleet-hop on the sessions whose hop text changed (default true). */
+  /** Write @fleet-hop on the sessions whose hop text changed and toast hops (default true; false when a supervisor does it). */
   writeHop?: boolean;
   /** After every refresh (first included). */
   onUpdate?: (u: HopUpdate, first: boolean) => void;
@@ -87,7 +87,7 @@ export async function followLive(opts: LiveFollowOptions): Promise<'server-gone'
       const stamps = snap.sessions.filter((s) => s.stamp !== '').map((s) => [s.name, s.stamp] as const);
       const update = tracker.update(stamps, rows);
       const changes = opts.writeHop === false ? [] : hopOptionChanges(snap, update);
-      await applyChanges(tmux, changes, hopToasts(snap, update.events));
+      await applyChanges(tmux, changes, opts.writeHop === false ? [] : hopToasts(snap, update.events));
       opts.onUpdate?.(update, first);
       first = false;
       for (const e of update.events) opts.onEvent?.(e);
