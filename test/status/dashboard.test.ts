@@ -59,6 +59,23 @@ describe('dashboard on a real server', () => {
     for (const line of screen.split('\n')) expect([...line].length).toBeLessThanOrEqual(80);
   });
 
+  it('agrees with `tasks` (table and --json) on the same fleet', async () => {
+    const table = await runFleet(['tasks'], { env: fenv.env });
+    expect(table.exitCode).toBe(0);
+    const lines = table.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^TASK\s+OWNER\s+VERDICT\s+LIVE\s+SESSION\s+HOP\s+AGENT\s+AGE$/);
+    expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 6))).toEqual([
+      ['aaa', expect.stringMatching(/^[0-9a-f]{8}$/), '0', 'owner', 'live', 'op-aaa'],
+      ['bbb', expect.stringMatching(/^[0-9a-f]{8}$/), '0', 'owner', 'live', 'op-bbb'],
+    ]);
+    const json = JSON.parse((await runFleet(['tasks', '--json'], { env: fenv.env })).stdout);
+    expect(json.tmuxError).toBeNull();
+    expect(json.tasks.map((t: { slug: string; verdict: number; session: string; agent: { status: string } }) => [t.slug, t.verdict, t.session, t.agent.status])).toEqual([
+      ['aaa', 0, 'op-aaa', 'busy'],
+      ['bbb', 0, 'op-bbb', 'busy'],
+    ]);
+  });
+
   it('moves with j and switches the client to the selected session with Enter', async () => {
     await server.run(['send-keys', '-t', '=dash:', 'j']);
     await server.run(['send-keys', '-t', '=dash:', 'Enter']);

@@ -2,7 +2,7 @@
 // owner / other owner / pending / hop, and the changes after a stamp, a park
 // and a takeover; hostile values shown literally; one supervisor per server.
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,6 +112,44 @@ describe('status segments on an attached client', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(existsSync(marker)).toBe(false);
     expect(await opt('hostile', '@fleet-agent')).toContain(`##(touch ${marker})##[fg=red]`);
+  });
+});
+
+describe('hostile ids in files the user or an agent wrote', () => {
+  it('shows a hostile owner id from task.json literally and runs nothing', async () => {
+    const marker = join(fenv.root, 'pwned-owner');
+    const evil = `#(touch ${marker})#[fg=red]x`;
+    const dir = join(fenv.home, 'tasks', 'evil');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeFile(join(dir, 'task.json'), JSON.stringify({ slug: 'evil', driverSid: evil, label: `#(touch ${marker}) #[bg=red]` }), { mode: 0o600 });
+    await server.newSession('bystander', ['sleep', '86400']);
+    await server.run(['set-option', '-t', '=bystander:', '@fleet-task', 'evil']);
+    await server.run(['set-option', '-t', '=bystander:', '@claude_session_id', 'bystander-0000-4000-8000-000000000002']);
+    const c = await watch('bystander');
+    await seen(c, `▲ evil: owner #(touch  gone`, 'hostile owner id');
+    expect(await opt('bystander', '@fleet-owner')).toContain('##(touch');
+    const tasks = await fleet(['tasks']);
+    expect(tasks.stdout).toMatch(/evil\s+#\(touch\s/);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('shows a hostile session id and job id of the registry literally in the hop segment', async () => {
+    const marker = join(fenv.root, 'pwned-hop');
+    const tab = `#(touch ${marker})-tab`;
+    await server.newSession('hostile-hop', ['sleep', '86400']);
+    await server.run(['set-option', '-t', '=hostile-hop:', '@claude_session_id', tab]);
+    const sleeper = execa('sleep', ['86400']);
+    try {
+      await writeFile(join(fenv.registry, `${sleeper.pid}.json`), JSON.stringify({ pid: sleeper.pid, sessionId: '#[fg=red]#(job', kind: 'bg', status: 'busy', jobId: '#(x)' }));
+      await writeFile(join(fenv.registry, `${process.pid}.json`), JSON.stringify({ pid: process.pid, sessionId: tab, kind: 'interactive', status: 'idle', parkedJobId: '#(x)' }));
+      const c = await watch('hostile-hop');
+      await seen(c, '↪ #(to → #[fg', 'hostile hop');
+      await new Promise((r) => setTimeout(r, 500));
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      sleeper.kill();
+    }
   });
 });
 
