@@ -70,7 +70,8 @@ export function sameProcess(task: Pick<Task, 'driverPid' | 'driverProcStart'>, r
   return row.pid === task.driverPid && collapseSpaces(row.procStart) === collapseSpaces(task.driverProcStart);
 }
 
-function withProcess(task: Task, row: RegistryRow | undefined): Task {
+/** The task with the Driver's process from its registry row (pid, procStart); none clears them: a previous Driver's pid must not linger. Pure. */
+export function withProcess(task: Task, row: RegistryRow | undefined): Task {
   const next: Task = { ...task };
   if (row) {
     next.driverPid = row.pid;

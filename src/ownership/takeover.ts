@@ -18,8 +18,7 @@ import { updateTask } from '../tasks/store';
 import { Tmux } from '../tmux/client';
 import type { Decision } from './judge';
 import { askerWithoutTmux, judgeLoaded, resolveAsker, type Asker } from './owner';
-import { liveRowOf } from './stamp';
-import { collapseSpaces } from '../proc';
+import { liveRowOf, withProcess } from './stamp';
 
 export interface TakeoverResult {
   slug: string;
@@ -69,25 +68,20 @@ export async function takeover(ctx: Context, slugArg: unknown, opts: { as?: unkn
     const from = ownerSid(cur) || (d.via === 'pane' && d.owner ? d.owner : '');
     const reason = guarded ? 'force' : 'takeover';
     const epoch = (cur.driverEpoch ?? 0) + 1;
-    const next: Task = {
-      ...cur,
-      driverSid: asker.sid,
-      priorDriverSid: from,
-      driverEpoch: epoch,
-      handovers: [
-        ...(cur.handovers ?? []),
-        { from, to: asker.sid, at: new Date().toISOString(), reason, ...(asker.session ? { pane: asker.session } : {}) },
-      ],
-    };
-    // The Driver's process, for the /clear proof; a previous Driver's pid must not linger.
-    if (row) {
-      next.driverPid = row.pid;
-      if (row.procStart) next.driverProcStart = collapseSpaces(row.procStart);
-      else delete next.driverProcStart;
-    } else {
-      delete next.driverPid;
-      delete next.driverProcStart;
-    }
+    // The Driver's process, for the /clear proof.
+    const next = withProcess(
+      {
+        ...cur,
+        driverSid: asker.sid,
+        priorDriverSid: from,
+        driverEpoch: epoch,
+        handovers: [
+          ...(cur.handovers ?? []),
+          { from, to: asker.sid, at: new Date().toISOString(), reason, ...(asker.session ? { pane: asker.session } : {}) },
+        ],
+      },
+      row,
+    );
     result = { ...base, already: false, from, epoch, reason };
     return next;
   });
