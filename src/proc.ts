@@ -65,3 +65,20 @@ export function procStartLstart(pid: number): string | null {
   if (ticks === null || boot === null) return null;
   return formatLstart(boot + Math.floor(ticks / CLOCK_TICKS));
 }
+
+/** A process as it was when first seen: its pid and start time, so a reused pid is not taken for it. */
+export interface ProcessIdentity {
+  pid: number;
+  start: number | null;
+}
+
+export function processIdentity(pid: number): ProcessIdentity {
+  return { pid, start: procStartTicks(pid) };
+}
+
+/** The same process is still running (kill 0, and the start time where /proc tells it). */
+export function stillRunning(p: ProcessIdentity): boolean {
+  if (!pidExists(p.pid)) return false;
+  const now = procStartTicks(p.pid);
+  return p.start === null || now === null || now === p.start;
+}

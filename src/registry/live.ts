@@ -3,7 +3,7 @@
 // stamped session (HopTracker), and one batched tmux call writing the changed
 // @fleet-hop options and toasting the clients of the sessions that hopped.
 // `tmux-fleet follow --watch` runs it; the supervisor shares HopTracker.
-import { pidExists, procStartTicks } from '../proc';
+import { processIdentity, stillRunning } from '../proc';
 import { applyChanges, type OptionChange, type Toast } from '../tmux/apply';
 import { escapeFormat } from '../tmux/args';
 import type { Tmux } from '../tmux/client';
@@ -50,10 +50,10 @@ export async function followLive(opts: LiveFollowOptions): Promise<'server-gone'
   const head = await tmux.run(['display-message', '-p', '#{pid}\t#{@fleet-interval}']);
   const [pidText = '', intervalText = ''] = head.replace(/\n$/, '').split('\t');
   const serverPid = Number(pidText);
-  const serverStart = procStartTicks(serverPid);
+  const server = processIdentity(serverPid);
   // The server's socket file outlives it; its process does not (start time guards a reused pid).
   const serverAlive = () =>
-    !Number.isInteger(serverPid) || serverPid <= 0 || (pidExists(serverPid) && (serverStart === null || procStartTicks(serverPid) === serverStart));
+    !Number.isInteger(serverPid) || serverPid <= 0 || stillRunning(server);
   const seconds = Number(intervalText);
   const intervalMs = opts.intervalMs ?? (Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 2000);
   const tracker = new HopTracker();

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { runDir, tasksDir } from '../context';
 import { FleetError, errorMessage } from '../errors';
 import { appendLog } from '../log';
-import { pidExists, procStartTicks } from '../proc';
+import { pidExists, processIdentity, stillRunning, type ProcessIdentity } from '../proc';
 import type { Tmux } from '../tmux';
 import { applyChanges, type OptionChange, type Toast } from '../tmux/apply';
 import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
@@ -81,8 +81,7 @@ export class Supervisor {
   private debounce: NodeJS.Timeout | null = null;
   private stopped = false;
   private resolveDone: ((code: number) => void) | null = null;
-  private serverPid = 0;
-  private serverStart: number | null = null;
+  private server: ProcessIdentity;
   private pidFile: string;
   private nudgeFile: string;
   private sigs: Record<string, string> = {};
@@ -91,8 +90,7 @@ export class Supervisor {
 
   constructor(private readonly cfg: SupervisorConfig) {
     this.pidFile = supervisorPidFile(cfg.home, cfg.socketPath);
-    this.serverPid = cfg.serverPid;
-    this.serverStart = procStartTicks(cfg.serverPid);
+    this.server = processIdentity(cfg.serverPid);
     this.nudgeFile = join(runDir(cfg.home), `nudge-${serverKey(cfg.socketPath)}`);
   }
 
@@ -140,7 +138,7 @@ export class Supervisor {
       this.timer = setInterval(() => void this.poll(), this.cfg.intervalMs);
       const done = new Promise<number>((resolve) => (this.resolveDone = resolve));
       this.schedule();
-      this.log(`started for ${this.cfg.socketPath} (server pid ${this.serverPid})`);
+      this.log(`started for ${this.cfg.socketPath} (server pid ${this.server.pid})`);
       return await done;
     } catch (err) {
       if (!this.serverAlive()) {
@@ -218,9 +216,7 @@ export class Supervisor {
   }
 
   private serverAlive(): boolean {
-    if (!pidExists(this.serverPid)) return false;
-    const now = procStartTicks(this.serverPid);
-    return this.serverStart === null || now === null || now === this.serverStart;
+    return stillRunning(this.server);
   }
 
   private schedule(): void {
