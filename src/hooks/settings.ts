@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, copyFile, lstat, mkdir, open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { z } from 'zod';
+import * as z from '../zod';
 import { claudeConfigDir } from '../context';
 import { FleetError } from '../errors';
 
@@ -33,10 +33,10 @@ export function settingsFile(env: NodeJS.ProcessEnv = process.env): string {
   return join(claudeConfigDir(env), 'settings.json');
 }
 
-const HookSchema = z.looseObject({ type: z.unknown().optional(), command: z.unknown().optional() });
-const GroupSchema = z.looseObject({ hooks: z.array(z.unknown()).optional() });
+const HookSchema = z.looseObject({ type: z.optional(z.unknown()), command: z.optional(z.unknown()) });
+const GroupSchema = z.looseObject({ hooks: z.optional(z.array(z.unknown())) });
 const SettingsSchema = z.looseObject({
-  hooks: z.looseObject({ [HOOK_EVENT]: z.array(z.unknown()).optional() }).optional(),
+  hooks: z.optional(z.looseObject({ [HOOK_EVENT]: z.optional(z.array(z.unknown())) })),
 });
 
 type Json = Record<string, unknown>;

@@ -1,6 +1,5 @@
 // Whether a registry row's process is alive: kill(pid, 0) and, where the row
 // has procStart, the process start time equals it (pids get reused).
-import { execa } from 'execa';
 import { collapseSpaces, pidExists, procStartLstart } from '../proc';
 import type { RegistryRow } from './schema';
 
@@ -14,6 +13,8 @@ export async function startTimes(pids: readonly number[]): Promise<Map<number, s
     else missing.push(pid);
   }
   if (missing.length > 0) {
+    // Loaded here: /proc answers on Linux, and execa costs start-up time (SPEC section 10).
+    const { execa } = await import('execa');
     const r = await execa('ps', ['-o', 'pid=,lstart=', '-p', missing.join(',')], {
       env: { LC_ALL: 'C', TZ: 'UTC' },
       reject: false,

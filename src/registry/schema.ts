@@ -1,24 +1,24 @@
 // A row of Claude Code's session registry (<pid>.json). Loose: unknown keys kept.
-import { z } from 'zod';
+import * as z from '../zod';
 
 const timeish = z.union([z.string(), z.number()]);
 
 export const RegistryRowSchema = z.looseObject({
-  pid: z.number().int().positive(),
+  pid: z.number().check(z.int(), z.positive()),
   sessionId: z.string(),
-  kind: z.string().optional(),
-  status: z.string().optional(),
-  waitingFor: z.string().optional(),
-  jobId: z.string().optional(),
-  parkedJobId: z.string().optional(),
-  spare: z.boolean().optional(),
-  cwd: z.string().optional(),
-  name: z.string().optional(),
-  procStart: z.string().optional(),
-  startedAt: timeish.optional(),
-  updatedAt: timeish.optional(),
-  statusUpdatedAt: timeish.optional(),
-  messagingSocketPath: z.string().optional(),
+  kind: z.optional(z.string()),
+  status: z.optional(z.string()),
+  waitingFor: z.optional(z.string()),
+  jobId: z.optional(z.string()),
+  parkedJobId: z.optional(z.string()),
+  spare: z.optional(z.boolean()),
+  cwd: z.optional(z.string()),
+  name: z.optional(z.string()),
+  procStart: z.optional(z.string()),
+  startedAt: z.optional(timeish),
+  updatedAt: z.optional(timeish),
+  statusUpdatedAt: z.optional(timeish),
+  messagingSocketPath: z.optional(z.string()),
 });
 
 export type RegistryRow = z.infer<typeof RegistryRowSchema>;

@@ -1,6 +1,6 @@
 // task.json, validated with zod. Every object is loose: keys this project does
 // not know are kept and written back verbatim.
-import { z } from 'zod';
+import * as z from '../zod';
 
 export const AcceptanceItem = z.looseObject({
   text: z.string(),
@@ -13,33 +13,33 @@ export const Handover = z.looseObject({
   to: z.string(),
   at: z.string(),
   reason: z.string(),
-  pane: z.string().optional(),
+  pane: z.optional(z.string()),
 });
 
 export const NONCE_RE = /^[0-9a-f]{32}$/;
 
 export const TaskSchema = z.looseObject({
   slug: z.string(),
-  driverSid: z.string().optional(),
+  driverSid: z.optional(z.string()),
   /** Older records name the owner operatorSid. */
-  operatorSid: z.string().optional(),
-  driverPane: z.string().optional(),
-  spawnNonce: z.string().regex(NONCE_RE, 'must be 32 lowercase hex characters').optional(),
-  driverPid: z.number().int().positive().optional(),
-  driverProcStart: z.string().optional(),
-  launcherSid: z.string().optional(),
-  parentSid: z.string().optional(),
-  label: z.string().optional(),
-  cwd: z.string().optional(),
-  worktree: z.string().optional(),
-  branch: z.string().optional(),
-  base: z.string().optional(),
-  acceptance: z.array(AcceptanceItem).optional(),
-  priorDriverSid: z.string().optional(),
-  driverEpoch: z.number().int().nonnegative().optional(),
-  handovers: z.array(Handover).optional(),
-  createdAt: z.string().optional(),
-  updatedAt: z.string().optional(),
+  operatorSid: z.optional(z.string()),
+  driverPane: z.optional(z.string()),
+  spawnNonce: z.optional(z.string().check(z.regex(NONCE_RE, 'must be 32 lowercase hex characters'))),
+  driverPid: z.optional(z.number().check(z.int(), z.positive())),
+  driverProcStart: z.optional(z.string()),
+  launcherSid: z.optional(z.string()),
+  parentSid: z.optional(z.string()),
+  label: z.optional(z.string()),
+  cwd: z.optional(z.string()),
+  worktree: z.optional(z.string()),
+  branch: z.optional(z.string()),
+  base: z.optional(z.string()),
+  acceptance: z.optional(z.array(AcceptanceItem)),
+  priorDriverSid: z.optional(z.string()),
+  driverEpoch: z.optional(z.number().check(z.int(), z.nonnegative())),
+  handovers: z.optional(z.array(Handover)),
+  createdAt: z.optional(z.string()),
+  updatedAt: z.optional(z.string()),
 });
 
 export type Task = z.infer<typeof TaskSchema>;

@@ -1,5 +1,4 @@
 // The only code that runs tmux. argv arrays through execa, never a shell string.
-import { execa } from 'execa';
 import type { SocketChoice } from '../context';
 import { TmuxError } from '../errors';
 import { FIELD_SEP, chainArgs, escapeArg, sessionTarget } from './args';
@@ -37,6 +36,9 @@ export class Tmux {
   private async spawn(args: readonly string[]): Promise<TmuxResult> {
     const argv = [...this.socketArgs(), ...args];
     try {
+      // Loaded on the first call, not at start-up: `owner` on a decided task runs
+      // no tmux at all and must not pay for execa's import (SPEC section 10).
+      const { execa } = await import('execa');
       const r = await execa(this.bin, argv, { reject: false, stdin: 'ignore', stripFinalNewline: false });
       const code = typeof r.exitCode === 'number' ? r.exitCode : 1;
       if (r.failed && r.exitCode === undefined) {
