@@ -436,11 +436,17 @@ async function capturePictures(dir, lines, sessions) {
   // The dashboard (prefix F) over the parked Driver: an 80-column popup.
   for (let i = 0; i < sessions.length; i++) await view(['kill-session', '-t', `=v${i}:`], { reject: false });
   const parked = sessions[2].session;
-  const [w, h] = [103, 26];
+  const [w, h] = [103, 26]; // the default popup (80% x 75%): 82 columns, 80 inside the border
+  // The stand-in's own output is not what a Driver looks like: a blank pane behind the popup.
+  await tmux(['send-keys', '-R', '-t', `=${parked}:`, ';', 'clear-history', '-t', `=${parked}:`]);
   await attachViewer('dash', parked, w, h);
   await sleep(300);
   await view(['send-keys', '-t', '=dash:', 'C-b', 'F']);
   await waitUntil(async () => /TASK[\s\S]*migrate-db/.test(await capture('dash')), 'the dashboard popup', 15_000);
+  // Select the row of the session underneath (rows are sorted by task).
+  const rowsShown = (await capture('dash')).split('\n').filter((l) => / op-| review-/.test(l) && /\d+[smhd] *│/.test(l));
+  const down = rowsShown.findIndex((l) => l.includes(` ${parked} `));
+  for (let i = 0; i < down; i++) await view(['send-keys', '-t', '=dash:', 'j']);
   await sleep(500);
   const screen = (await capture('dash', { ansi: true })).replace(/\n$/, '').split('\n');
   const dashSvg = join(state.tmp, 'dashboard.svg');
