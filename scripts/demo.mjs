@@ -122,7 +122,7 @@ const state = {
   startedServer: false,
   startedView: false,
   supervisorPidFile: null,
-  cleaned: false,
+  cleaning: null,
 };
 
 /** Every process of ours still alive: the supervisor, the stand-ins and their jobs (registry rows). */
@@ -159,9 +159,13 @@ function isOurs(pid) {
   }
 }
 
-async function cleanup() {
-  if (state.cleaned) return;
-  state.cleaned = true;
+/** Idempotent: a second call (a signal during the first) waits for the first to finish. */
+function cleanup() {
+  state.cleaning ??= doCleanup();
+  return state.cleaning;
+}
+
+async function doCleanup() {
   const pids = ourPids();
   if (state.startedView) await view(['kill-server'], { reject: false });
   if (state.startedServer) await tmux(['kill-server'], { reject: false });
