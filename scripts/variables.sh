@@ -40,34 +40,37 @@ fleet_registry_default=""
 # The supervisor doubles every '#' of the text it writes (session ids, job
 # ids, labels), so markup comes only from these options. Styles are tmux
 # style strings (fg=, bg=, bold, ...); an empty icon draws the text alone.
+# The defaults are badges (a background of their own), readable on tmux's
+# default green status bar and on dark themes alike. These are the only
+# defaults: the helper draws plain text for an option that is unset.
 fleet_icon_owner_option="@fleet-icon-owner"      # this session's stamp owns its task
 fleet_icon_owner_default="●"
 fleet_style_owner_option="@fleet-style-owner"
-fleet_style_owner_default="fg=green"
+fleet_style_owner_default="fg=black,bg=green"
 fleet_icon_other_option="@fleet-icon-other"      # another session owns this task
 fleet_icon_other_default="▲"
 fleet_style_other_option="@fleet-style-other"
-fleet_style_other_default="fg=red,bold"
+fleet_style_other_default="fg=white,bg=red,bold"
 fleet_icon_pending_option="@fleet-icon-pending"  # owner not named yet (boot window)
 fleet_icon_pending_default="◌"
 fleet_style_pending_option="@fleet-style-pending"
-fleet_style_pending_default="fg=yellow"
+fleet_style_pending_default="fg=black,bg=yellow"
 fleet_icon_unknown_option="@fleet-icon-unknown"  # cannot tell (verdict 5)
 fleet_icon_unknown_default="?"
 fleet_style_unknown_option="@fleet-style-unknown"
-fleet_style_unknown_default="fg=magenta"
+fleet_style_unknown_default="fg=white,bg=magenta"
 fleet_icon_hop_option="@fleet-icon-hop"          # following parked work
 fleet_icon_hop_default="↪"
 fleet_style_hop_option="@fleet-style-hop"
-fleet_style_hop_default="fg=cyan"
+fleet_style_hop_default="fg=black,bg=cyan"
 fleet_icon_busy_option="@fleet-icon-busy"        # agent working
 fleet_icon_busy_default="⚙"
 fleet_style_busy_option="@fleet-style-busy"
-fleet_style_busy_default="fg=blue"
+fleet_style_busy_default="fg=white,bg=blue"
 fleet_icon_idle_option="@fleet-icon-idle"        # agent idle at its prompt
 fleet_icon_idle_default="·"
 fleet_style_idle_option="@fleet-style-idle"
-fleet_style_idle_default="fg=colour245"
+fleet_style_idle_default="fg=black,bg=colour250"
 fleet_icon_waiting_option="@fleet-icon-waiting"  # agent waiting for the user (permission, input)
 fleet_icon_waiting_default="!"
 fleet_style_waiting_option="@fleet-style-waiting"

@@ -44,15 +44,20 @@ export function dashboardRows(view: FleetView, now: number = Date.now()): Dashbo
   return rows;
 }
 
-const COLUMNS: { key: keyof DashboardRow; title: string; min: number; weight: number }[] = [
-  { key: 'task', title: 'TASK', min: 8, weight: 3 },
-  { key: 'session', title: 'SESSION', min: 8, weight: 3 },
-  { key: 'owner', title: 'OWNER', min: 8, weight: 0 },
-  { key: 'verdict', title: 'VERDICT', min: 9, weight: 1 },
-  { key: 'hop', title: 'HOP', min: 11, weight: 0 },
-  { key: 'agent', title: 'AGENT', min: 8, weight: 3 },
-  { key: 'age', title: 'AGE', min: 3, weight: 0 },
+/** Columns in order; `shrink` gives the order in which too-wide columns give way (lower first), down to `min`. */
+const COLUMNS: { key: keyof DashboardRow; title: string; min: number; shrink: number }[] = [
+  { key: 'task', title: 'TASK', min: 8, shrink: 2 },
+  { key: 'session', title: 'SESSION', min: 8, shrink: 1 },
+  { key: 'owner', title: 'OWNER', min: 8, shrink: 9 },
+  { key: 'verdict', title: 'VERDICT', min: 7, shrink: 4 },
+  { key: 'hop', title: 'HOP', min: 3, shrink: 5 },
+  { key: 'agent', title: 'AGENT', min: 8, shrink: 3 },
+  { key: 'age', title: 'AGE', min: 3, shrink: 9 },
 ];
+
+const INDENT = 2;
+const GAP = 1;
+const len = (s: string) => [...s].length;
 
 function fit(s: string, width: number): string {
   const chars = [...s];
@@ -60,16 +65,25 @@ function fit(s: string, width: number): string {
   return `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
 }
 
+/** Column widths from the content; when the sum is too wide, the cheapest columns give way first, down to their minimum. */
+export function columnWidths(cells: readonly (readonly string[])[], width: number): number[] {
+  const widths = COLUMNS.map((c, i) => Math.max(len(c.title), ...cells.map((r) => len(r[i] ?? ''))));
+  let over = widths.reduce((n, w) => n + w, 0) + GAP * (COLUMNS.length - 1) + INDENT - width;
+  const order = COLUMNS.map((c, i) => i).sort((a, b) => COLUMNS[a]!.shrink - COLUMNS[b]!.shrink);
+  for (const i of order) {
+    if (over <= 0) break;
+    const give = Math.min(over, Math.max(0, widths[i]! - COLUMNS[i]!.min));
+    widths[i] = widths[i]! - give;
+    over -= give;
+  }
+  return widths;
+}
+
 /** Lines of the table for a terminal `width` columns wide (readable at 80). */
 export function dashboardLines(rows: readonly DashboardRow[], width: number): { header: string; lines: string[] } {
-  const gap = 1;
-  const minTotal = COLUMNS.reduce((n, c) => n + c.min, 0) + gap * (COLUMNS.length - 1) + 2;
-  const spare = Math.max(0, width - minTotal);
-  const weights = COLUMNS.reduce((n, c) => n + c.weight, 0);
-  const widths = COLUMNS.map((c) => c.min + Math.floor((spare * c.weight) / weights));
-  const line = (values: string[]) => `  ${values.map((v, i) => fit(v, widths[i]!)).join(' '.repeat(gap))}`.trimEnd();
-  return {
-    header: line(COLUMNS.map((c) => c.title)),
-    lines: rows.map((r) => line(COLUMNS.map((c) => String(r[c.key] ?? '-') || '-'))),
-  };
+  const cells = rows.map((r) => COLUMNS.map((c) => String(r[c.key] ?? '') || '-'));
+  const widths = columnWidths(cells, width);
+  const line = (values: readonly string[]) =>
+    `${' '.repeat(INDENT)}${values.map((v, i) => fit(v, widths[i]!)).join(' '.repeat(GAP))}`.trimEnd();
+  return { header: line(COLUMNS.map((c) => c.title)), lines: cells.map(line) };
 }

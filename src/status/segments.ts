@@ -24,18 +24,6 @@ export interface SegmentStyle {
 }
 export type Styles = Record<StyleKey, SegmentStyle>;
 
-/** The defaults of scripts/variables.sh, used when an option is unset (plugin not loaded). */
-export const DEFAULT_STYLES: Styles = {
-  owner: { icon: '●', style: 'fg=green' },
-  other: { icon: '▲', style: 'fg=red,bold' },
-  pending: { icon: '◌', style: 'fg=yellow' },
-  unknown: { icon: '?', style: 'fg=magenta' },
-  hop: { icon: '↪', style: 'fg=cyan' },
-  busy: { icon: '⚙', style: 'fg=blue' },
-  idle: { icon: '·', style: 'fg=colour245' },
-  waiting: { icon: '!', style: 'fg=black,bg=yellow,bold' },
-};
-
 /** The tmux formats that read the style options (global, or a session's own). */
 export function styleFormats(): Record<string, string> {
   const out: Record<string, string> = {};
@@ -47,16 +35,14 @@ export function styleFormats(): Record<string, string> {
 }
 
 /**
- * Styles from option values read with styleFormats(). A format read cannot
- * tell an unset option from an empty one, so empty takes the default; an icon
- * of white space only draws the text alone.
+ * Styles from option values read with styleFormats(). The defaults live in one
+ * place, scripts/variables.sh, which the plugin writes into the global options;
+ * an unset (or empty) option draws without icon or style.
  */
 export function stylesFrom(values: Record<string, string | undefined>): Styles {
   const out = {} as Styles;
   for (const k of STYLE_KEYS) {
-    const icon = values[`icon-${k}`] || DEFAULT_STYLES[k].icon;
-    const style = values[`style-${k}`] || DEFAULT_STYLES[k].style;
-    out[k] = { icon: icon.trim(), style: style.trim() };
+    out[k] = { icon: (values[`icon-${k}`] ?? '').trim(), style: (values[`style-${k}`] ?? '').trim() };
   }
   return out;
 }

@@ -141,7 +141,8 @@ export class Supervisor {
       this.log(`started for ${this.cfg.socketPath} (server pid ${this.server.pid})`);
       return await done;
     } catch (err) {
-      if (!this.serverAlive()) {
+      // A server killed while we start fails our first tmux calls a moment before its process is gone.
+      if (await this.serverGoneWithin(1000)) {
         this.log('exiting: tmux server went away while starting');
         return 0;
       }
@@ -213,6 +214,15 @@ export class Supervisor {
   private livenessChanged(): boolean {
     for (const [pid, was] of this.known) if (pidExists(pid) !== was) return true;
     return false;
+  }
+
+  private async serverGoneWithin(ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (this.serverAlive()) {
+      if (Date.now() > deadline) return false;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return true;
   }
 
   private serverAlive(): boolean {

@@ -25,6 +25,12 @@ describe('dashboard layout', () => {
     expect(lines[0]).toContain('10e3 → e9e4');
     expect(lines[1]).toContain('…');
   });
+
+  it('gives the agent state its whole width at 80 columns: names shrink first', () => {
+    const { lines } = dashboardLines([row({ agent: 'waiting: approve Bash', session: 'review-fix-login-page' })], 80);
+    expect(lines[0]).toContain('waiting: approve Bash');
+    expect(lines[0]).toMatch(/ review-\S*… /);
+  });
 });
 
 describe('dashboard on a real server', () => {

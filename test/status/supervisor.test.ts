@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
 import { FLEET_BIN, STAND_IN } from '../helpers/paths';
-import { exportFleetEnv, startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
+import { exportFleetEnv, loadPluginDefaults, startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
 import { attachStatusClient, startServer, type StatusClient, type TestServer } from '../helpers/tmux-server';
 
 let server: TestServer;
@@ -42,6 +42,7 @@ beforeAll(async () => {
   server = await startServer();
   fenv = await makeFleetEnv(server.name);
   await exportFleetEnv(server, fenv);
+  await loadPluginDefaults(server);
   await server.tmux.chain([
     ['set-option', '-g', 'status-left', '[#{@fleet-owner}][#{@fleet-hop}][#{@fleet-agent}]'],
     ['set-option', '-g', 'status-left-length', '180'],
@@ -163,6 +164,24 @@ describe('one supervisor per server', () => {
     });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(`a supervisor already runs for ${supervisor.socketPath} (pid ${supervisor.pid})`);
+  });
+
+  it('draws plain text, without icons or styles, where the plugin has not set its defaults', async () => {
+    const other = await startServer();
+    const env2 = await makeFleetEnv(other.name);
+    try {
+      await other.run(['set-option', '-g', 'status-left', '[#{@fleet-owner}]']);
+      await other.run(['set-option', '-g', 'status-left-length', '100']);
+      await other.newSession('plain', ['sleep', '86400']);
+      await other.run(['set-option', '-t', '=plain:', '@fleet-task', 'nothing-here']);
+      await other.run(['set-option', '-t', '=plain:', '@claude_session_id', 'plain-0000-4000-8000-000000000003']);
+      const sup = await startSupervisor(other, env2);
+      await waitFor(async () => (await other.run(['show-options', '-qv', '-t', '=plain:', '@fleet-owner'])).trim() === 'nothing-here cannot tell', 'plain owner segment');
+      await sup.stop();
+    } finally {
+      await other.kill();
+      await env2.cleanup();
+    }
   });
 
   it('exits when its server goes away', async () => {
