@@ -1,0 +1,448 @@
+#!/usr/bin/env node
+// `npm run bench`: SPEC section 10's budgets, measured on this machine, written
+// to bench/results.md. Drives the built helper (dist/tmux-fleet.mjs). Every
+// tmux server is private (`-L fleet-bench-<random> -f /dev/null`) and killed at
+// the end, also on failure. Each figure is a ratio or a count taken in one run.
+//
+// Environment: BENCH_QUICK=1 (short runs), BENCH_RUNS (owner runs per side, 30),
+// BENCH_IDLE_S / BENCH_CHURN_S (supervisor windows, 60 s each), BENCH_TREE_S (20 s).
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = join(root, 'dist', 'tmux-fleet.mjs');
+const QUICK = process.env.BENCH_QUICK === '1';
+const num = (name, dflt, quick) => {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? v : QUICK ? quick : dflt;
+};
+const RUNS = num('BENCH_RUNS', 30, 10);
+const IDLE_S = num('BENCH_IDLE_S', 60, 10);
+const CHURN_S = num('BENCH_CHURN_S', 60, 10);
+const TREE_S = num('BENCH_TREE_S', 20, 6);
+const REDRAWS = num('BENCH_REDRAWS', 200, 50);
+
+const TMUX = (spawnSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).stdout || '').trim();
+const STRACE = (spawnSync('sh', ['-c', 'command -v strace'], { encoding: 'utf8' }).stdout || '').trim();
+if (!TMUX) {
+  console.error('bench: tmux is not installed');
+  process.exit(1);
+}
+if (!existsSync(BIN)) {
+  console.error(`bench: ${BIN} is missing (npm run build)`);
+  process.exit(1);
+}
+
+const work = mkdtempSync(join(tmpdir(), 'fleet-bench-'));
+const servers = new Set();
+const children = new Set();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function cleanup() {
+  for (const c of children) {
+    try {
+      process.kill(c.pid, 'SIGKILL');
+    } catch {}
+  }
+  for (const s of servers) spawnSync(TMUX, ['-L', s, 'kill-server'], { stdio: 'ignore' });
+  rmSync(work, { recursive: true, force: true });
+}
+process.on('exit', cleanup);
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
+
+// ---------------------------------------------------------------- helpers
+function tmux(server, args, opts = {}) {
+  const r = spawnSync(TMUX, ['-L', server, ...args], { encoding: 'utf8', ...opts });
+  if (r.status !== 0 && !opts.allowFail) throw new Error(`tmux ${args.join(' ')}: ${r.stderr}`);
+  return (r.stdout || '').replace(/\n$/, '');
+}
+/** Several tmux commands in one call (argv with ';' separators). */
+function tmuxChain(server, commands) {
+  for (let i = 0; i < commands.length; i += 200) {
+    const argv = commands.slice(i, i + 200).flatMap((c, j) => (j === 0 ? c : [';', ...c]));
+    tmux(server, argv);
+  }
+}
+function startServer(env = {}) {
+  const name = `fleet-bench-${randomBytes(5).toString('hex')}`;
+  servers.add(name);
+  tmux(name, ['-f', '/dev/null', 'new-session', '-d', '-s', 'keeper', '-x', '160', '-y', '40', 'sleep 86400'], { env: { ...process.env, ...env } });
+  const [socketPath, pid] = tmux(name, ['display-message', '-p', '#{socket_path}\t#{pid}']).split('\t');
+  return { name, socketPath, pid: Number(pid) };
+}
+function killServer(s) {
+  tmux(s.name, ['kill-server'], { allowFail: true });
+  servers.delete(s.name);
+}
+/** A client attached for real: an outer private server whose pane attaches to `server`. */
+function attachClient(server, session) {
+  const outer = startServer();
+  tmux(outer.name, ['new-session', '-d', '-s', 'view', '-x', '160', '-y', '12', `env -u TMUX ${TMUX} -L ${server.name} attach-session -t '=${session}:'`]);
+  return outer;
+}
+async function waitFor(fn, what, ms = 10_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`bench: timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+function timeRun(argv, env) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, argv, { stdio: 'ignore', env });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  return { ms, status: r.status };
+}
+function fleetEnv(home, extra = {}) {
+  const env = { ...process.env, TMUX_FLEET_HOME: home, ...extra };
+  delete env.TMUX;
+  delete env.TMUX_PANE;
+  delete env.CLAUDE_CODE_SESSION_ID;
+  return env;
+}
+function fleet(args, env) {
+  return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env });
+}
+const sid = (n) => {
+  const h = n.toString(16).padStart(12, '0');
+  return `${h.slice(0, 8)}-0000-4000-8000-${h.padStart(12, '0')}`;
+};
+const nonce = () => randomBytes(16).toString('hex');
+function writeTask(home, slug, fields) {
+  const dir = join(home, 'tasks', slug);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const now = new Date().toISOString();
+  writeFileSync(join(dir, 'task.json'), JSON.stringify({ slug, createdAt: now, updatedAt: now, ...fields }, null, 2), { mode: 0o600 });
+}
+function procStat(pid) {
+  const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+  // fields after ")" start at field 3 (state); utime is field 14, stime 15, cutime 16, cstime 17.
+  return { utime: Number(f[11]), stime: Number(f[12]), cutime: Number(f[13]), cstime: Number(f[14]) };
+}
+function vmRssKb(pid) {
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : NaN;
+}
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** Starts strace on pids; returns stop() -> lines of the trace. */
+async function traceStart(pids, calls) {
+  const out = join(work, `strace-${randomBytes(3).toString('hex')}.txt`);
+  const args = ['-f', '-qq', '-e', `trace=${calls}`, '-o', out, ...pids.flatMap((p) => ['-p', String(p)])];
+  const child = spawn(STRACE, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  children.add(child);
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  // strace attaches before it writes anything; give it a moment.
+  await sleep(500);
+  if (child.exitCode !== null) throw new Error(`strace failed: ${err}`);
+  return async () => {
+    child.kill('SIGINT');
+    await new Promise((r) => child.once('exit', r));
+    children.delete(child);
+    return existsSync(out) ? readFileSync(out, 'utf8').split('\n') : [];
+  };
+}
+const execveCount = (lines) => lines.filter((l) => /\bexecve\(/.test(l)).length;
+const forkCount = (lines) => lines.filter((l) => /\b(clone3?|v?fork)\(/.test(l) && !/resumed/.test(l)).length;
+
+// Fake registry: 200 rows; a few point at live `sleep` processes, the rest at dead pids.
+function makeRegistry(dir, count, liveSids) {
+  mkdirSync(dir, { recursive: true });
+  const sleeps = [];
+  for (let i = 0; i < liveSids.length; i++) {
+    const c = spawn('sleep', ['86400'], { stdio: 'ignore' });
+    children.add(c);
+    sleeps.push(c.pid);
+  }
+  const rows = [];
+  for (let i = 0; i < count; i++) {
+    const live = i < liveSids.length;
+    const pid = live ? sleeps[i] : 4_000_000 + i; // above pid_max: dead
+    const row = { pid, sessionId: live ? liveSids[i] : sid(900_000 + i), kind: 'interactive', status: i % 3 ? 'idle' : 'busy', cwd: '/tmp', updatedAt: Date.now() };
+    writeFileSync(join(dir, `${pid}.json`), JSON.stringify(row));
+    rows.push(row);
+  }
+  return { sleeps, rows };
+}
+
+const results = [];
+const note = (line) => {
+  console.log(line);
+  results.push(line);
+};
+
+// ---------------------------------------------------------------- a. owner
+async function benchOwner() {
+  const home = join(work, 'owner-home');
+  const server = startServer();
+  const n = nonce();
+  const owner = sid(1);
+  writeTask(home, 'decided', { driverSid: owner, driverPane: 'op-decided', acceptance: [] });
+  writeTask(home, 'pending', { driverSid: '', driverPane: 'op-pending', spawnNonce: n });
+  tmux(server.name, ['new-session', '-d', '-s', 'op-pending', 'sleep 86400', ';', 'set-option', '-t', '=op-pending:', '@spawn_nonce', n, ';', 'set-option', '-t', '=op-pending:', '@claude_session_id', owner]);
+  const env = fleetEnv(home, { TMUX_FLEET_SOCKET: server.name, TMUX_FLEET_REGISTRY: join(work, 'no-registry') });
+  const cases = [
+    ['decided task (no tmux call)', ['owner', 'decided', '--as', owner]],
+    ['pending task (one tmux call)', ['owner', 'pending', '--as', owner]],
+  ];
+  for (const [, args] of cases) {
+    const r = fleet(args, env);
+    if (r.status !== 0) throw new Error(`owner ${args.join(' ')} answered ${r.status}: ${r.stdout}${r.stderr}`);
+  }
+  const base = [];
+  const times = cases.map(() => []);
+  for (let i = 0; i < RUNS + 3; i++) {
+    const b = timeRun(['-e', '0'], env);
+    const t = cases.map(([, args]) => timeRun([BIN, ...args], env));
+    if (i < 3) continue; // warm-up
+    base.push(b.ms);
+    t.forEach((x, j) => times[j].push(x.ms));
+  }
+  const mb = median(base);
+  note(`| a | \`node -e 0\` median | ${mb.toFixed(1)} ms | | ${RUNS} runs, alternating |`);
+  cases.forEach(([label], j) => {
+    const m = median(times[j]);
+    const ratio = m / mb;
+    note(`| a | \`owner\` ${label}: median ratio to \`node -e 0\` | **${ratio.toFixed(2)}x** (${m.toFixed(1)} ms) | ≤ 1.25x | ${ratio <= 1.25 ? 'met' : 'OVER'} |`);
+  });
+  killServer(server);
+}
+
+// ---------------------------------------------------------------- b. per redraw
+function fiftySessions(server, count, extra = () => []) {
+  const cmds = [];
+  for (let i = 0; i < count; i++) {
+    const s = `s${String(i).padStart(2, '0')}`;
+    cmds.push(['new-session', '-d', '-s', s, '-x', '160', '-y', '40', 'sleep 86400']);
+    cmds.push(...extra(s, i));
+  }
+  tmuxChain(server.name, cmds);
+}
+async function benchRedraw() {
+  if (!STRACE) return note('| b | processes started per status redraw, 50 sessions | skipped: strace missing | 0 | |');
+  const server = startServer();
+  fiftySessions(server, 50, (s, i) => [
+    ['set-option', '-t', `=${s}:`, '@fleet-owner', i % 2 ? '✔ owner' : '● other'],
+    ['set-option', '-t', `=${s}:`, '@fleet-hop', i % 5 ? '' : '10e3 → e9e4'],
+    ['set-option', '-t', `=${s}:`, '@fleet-agent', 'busy'],
+  ]);
+  // What the plugin turns #{fleet_owner} #{fleet_hop} #{fleet_agent} into.
+  tmuxChain(server.name, [
+    ['set-option', '-g', 'status-left', '#{@fleet-owner} #{@fleet-hop} '],
+    ['set-option', '-g', 'status-right', '#{@fleet-agent} %H:%M'],
+    ['set-option', '-g', 'status-interval', '0'],
+  ]);
+  const outer = attachClient(server, 's07');
+  const client = await waitFor(() => tmux(server.name, ['list-clients', '-F', '#{client_name}'], { allowFail: true }).split('\n')[0], 'client attached');
+  await sleep(300);
+  const stop = await traceStart([server.pid], 'execve,clone,clone3,fork,vfork');
+  const cmds = [];
+  for (let i = 0; i < REDRAWS; i++) cmds.push(['refresh-client', '-S', '-t', client], ['switch-client', '-c', client, '-t', `=s${String(i % 50).padStart(2, '0')}:`]);
+  tmuxChain(server.name, cmds);
+  await sleep(500);
+  const lines = await stop();
+  const ex = execveCount(lines);
+  const forks = forkCount(lines);
+  note(`| b | processes started per status redraw (50 sessions, ${REDRAWS} forced redraws and ${REDRAWS} session switches, 1 client) | **${(ex / REDRAWS).toFixed(3)}** (${ex} execve, ${forks} forks in total) | 0 | ${ex === 0 ? 'met' : 'OVER'} |`);
+  killServer(outer);
+  killServer(server);
+}
+
+// ---------------------------------------------------------------- c. supervisor CPU / RSS
+async function benchSupervisor() {
+  const home = join(work, 'sup-home');
+  const registry = join(work, 'sup-registry');
+  const server = startServer({ TMUX_FLEET_HOME: home, TMUX_FLEET_REGISTRY: registry });
+  const liveSids = Array.from({ length: 20 }, (_, i) => sid(100 + i));
+  fiftySessions(server, 50, (s, i) => {
+    const slug = `task-${i}`;
+    const n = nonce();
+    if (i < 40) writeTask(home, slug, i % 2 ? { driverSid: liveSids[i % 20], driverPane: s } : { driverSid: '', driverPane: s, spawnNonce: n });
+    return [
+      ['set-option', '-t', `=${s}:`, '@fleet-task', slug],
+      ['set-option', '-t', `=${s}:`, '@spawn_nonce', n],
+      ['set-option', '-t', `=${s}:`, '@claude_session_id', i < 30 ? liveSids[i % 20] : sid(5000 + i)],
+    ];
+  });
+  const { rows } = makeRegistry(registry, 200, liveSids);
+  const env = fleetEnv(home, { TMUX_FLEET_SOCKET: server.name, TMUX_FLEET_REGISTRY: registry });
+  const sup = spawn(process.execPath, [BIN, 'supervise'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  children.add(sup);
+  let supErr = '';
+  sup.stderr.on('data', (d) => (supErr += d));
+  await waitFor(() => tmux(server.name, ['show-options', '-qv', '-t', '=s01:', '@fleet-owner']) !== '' || sup.exitCode !== null, 'supervisor first render');
+  if (sup.exitCode !== null) throw new Error(`supervisor exited: ${supErr}`);
+  await sleep(2000);
+  const window = async (seconds, change) => {
+    const a = procStat(sup.pid);
+    let rss = 0;
+    const t0 = Date.now();
+    for (let s = 0; s < seconds; s++) {
+      if (change) change(s);
+      rss = Math.max(rss, vmRssKb(sup.pid));
+      await sleep(Math.max(0, t0 + (s + 1) * 1000 - Date.now()));
+    }
+    const b = procStat(sup.pid);
+    const wall = (Date.now() - t0) / 1000;
+    const cpu = ((b.utime + b.stime - a.utime - a.stime) / CLK_TCK / wall) * 100;
+    const kids = ((b.cutime + b.cstime - a.cutime - a.cstime) / CLK_TCK / wall) * 100;
+    return { cpu, kids, rss: Math.max(rss, vmRssKb(sup.pid)) / 1024 };
+  };
+  const idle = await window(IDLE_S, null);
+  const dead = rows.filter((r) => r.pid >= 4_000_000);
+  const churn = await window(CHURN_S, (s) => {
+    const row = dead[s % dead.length];
+    row.status = row.status === 'busy' ? 'idle' : 'busy';
+    row.updatedAt = Date.now();
+    writeFileSync(join(registry, `${row.pid}.json`), JSON.stringify(row));
+  });
+  for (const [label, w, secs] of [['nothing changing', idle, IDLE_S], ['one registry change per second', churn, CHURN_S]]) {
+    note(`| c | supervisor CPU, 50 sessions, 200 registry rows, ${label}, ${secs} s | **${w.cpu.toFixed(2)} %** of a core (+ ${w.kids.toFixed(2)} % in reaped children) | < 1 % | ${w.cpu + w.kids < 1 ? 'met' : 'OVER'} |`);
+    note(`| c | supervisor RSS (max VmRSS), ${label} | **${w.rss.toFixed(1)} MB** | < 80 MB | ${w.rss < 80 ? 'met' : 'OVER'} |`);
+  }
+  sup.kill('SIGTERM');
+  killServer(server);
+}
+
+// ---------------------------------------------------------------- d, e. sweep and tick
+async function benchSweep() {
+  const wrapDir = join(work, 'wrap');
+  mkdirSync(wrapDir, { recursive: true });
+  const countFile = join(work, 'tmux-calls.txt');
+  writeFileSync(join(wrapDir, 'tmux'), `#!/bin/sh\nprintf '%s\\n' "$1 $2 $3" >> "${countFile}"\nexec "${TMUX}" "$@"\n`);
+  chmodSync(join(wrapDir, 'tmux'), 0o755);
+  const calls = (fn) => {
+    writeFileSync(countFile, '');
+    const r = fn();
+    return { r, n: readFileSync(countFile, 'utf8').split('\n').filter(Boolean).length };
+  };
+  const rows = [];
+  for (const size of [10, 100, 1000]) {
+    const home = join(work, `sweep-${size}`);
+    const registry = join(work, `sweep-reg-${size}`);
+    mkdirSync(registry, { recursive: true });
+    const server = startServer();
+    const fills = 10; // sessions that resolve a task at every size
+    const marks = [];
+    for (let i = 0; i < size; i++) {
+      const n = nonce();
+      marks.push(n);
+      writeTask(home, `t${i}`, { driverSid: '', driverPane: `op-t${i}`, spawnNonce: n, acceptance: [{ text: 'x', addedBy: '', addedAt: 'now' }] });
+    }
+    const cmds = [];
+    for (let i = 0; i < fills; i++) {
+      cmds.push(['new-session', '-d', '-s', `op-t${i}`, 'sleep 86400'], ['set-option', '-t', `=op-t${i}:`, '@spawn_nonce', marks[i]], ['set-option', '-t', `=op-t${i}:`, '@claude_session_id', sid(i + 1)]);
+    }
+    tmuxChain(server.name, cmds);
+    const reset = () => {
+      for (let i = 0; i < fills; i++) writeTask(home, `t${i}`, { driverSid: '', driverPane: `op-t${i}`, spawnNonce: marks[i] });
+    };
+    const env = fleetEnv(home, { TMUX_FLEET_SOCKET: server.name, TMUX_FLEET_REGISTRY: registry, PATH: `${wrapDir}:${process.env.PATH}` });
+    const sw = calls(() => fleet(['sweep', '--json'], env));
+    const filled = JSON.parse(sw.r.stdout || '{}').filled?.length ?? NaN;
+    const tick1 = calls(() => fleet(['supervise', '--once'], env)).n;
+    const tick2 = calls(() => fleet(['supervise', '--once'], env)).n;
+    const times = [];
+    for (let i = 0; i < (QUICK ? 3 : 7); i++) {
+      reset();
+      times.push(timeRun([BIN, 'sweep'], env).ms);
+    }
+    const idleSweep = calls(() => fleet(['sweep'], env)).n;
+    rows.push({ size, sweepCalls: sw.n, idleSweep, filled, tick1, tick2, ms: median(times) });
+    killServer(server);
+  }
+  const same = (k) => rows.every((r) => r[k] === rows[0][k]);
+  note(`| d | tmux calls per \`sweep\` (filling ${rows[0].filled} tasks) at ${rows.map((r) => r.size).join(' / ')} tasks | **${rows.map((r) => r.sweepCalls).join(' / ')}** | same at every size | ${same('sweepCalls') ? 'met' : 'OVER'} |`);
+  note(`| d | tmux calls per \`sweep\` with nothing to fill (0 = no pending task left, no call needed) | **${rows.map((r) => r.idleSweep).join(' / ')}** | ≤ 1 at every size | ${rows.every((r) => r.idleSweep <= 1) ? 'met' : 'OVER'} |`);
+  note(`| d | tmux calls per supervisor tick (\`supervise --once\`), first / steady | **${rows.map((r) => `${r.tick1}+${r.tick2}`).join(' / ')}** | same at every size | ${same('tick1') && same('tick2') ? 'met' : 'OVER'} |`);
+  const per = rows.map((r) => r.ms);
+  note(`| e | \`sweep\` wall time (whole process, median) at ${rows.map((r) => r.size).join(' / ')} tasks | **${per.map((m) => m.toFixed(0)).join(' / ')} ms** (${((per[2] - per[1]) / 900).toFixed(2)} ms per extra task from 100 to 1000, ${((per[1] - per[0]) / 90).toFixed(2)} from 10 to 100) | linear | |`);
+}
+
+// ---------------------------------------------------------------- f. whole tree
+async function benchTree() {
+  if (!STRACE) return note('| f | processes started per second by the tmux tree | skipped: strace missing | ≤ 0.5/s | |');
+  const home = join(work, 'tree-home');
+  const registry = join(work, 'tree-registry');
+  mkdirSync(registry, { recursive: true });
+  const server = startServer({ TMUX_FLEET_HOME: home, TMUX_FLEET_REGISTRY: registry });
+  fiftySessions(server, 19);
+  tmuxChain(server.name, [
+    ['set-option', '-g', 'status-left', '#{fleet_owner} #{fleet_hop} '],
+    ['set-option', '-g', 'status-right', '#{fleet_agent} %H:%M'],
+    ['set-environment', '-g', 'TMUX_FLEET_HOME', home],
+    ['set-environment', '-g', 'TMUX_FLEET_REGISTRY', registry],
+  ]);
+  // Load the plugin the way TPM does: run it as a program with $TMUX naming the server.
+  const env = { ...fleetEnv(home, { TMUX_FLEET_REGISTRY: registry }), TMUX: `${server.socketPath},${server.pid},0` };
+  const r = spawnSync(join(root, 'tmux-plugin.tmux'), [], { env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`plugin load failed: ${r.stderr}`);
+  const runDir = join(home, 'run');
+  const supPid = await waitFor(() => {
+    if (!existsSync(runDir)) return 0;
+    for (const f of readdirSync(runDir)) {
+      const pid = Number(readFileSync(join(runDir, f), 'utf8').trim().split(/\s/)[0]);
+      if (pid > 0 && existsSync(`/proc/${pid}`)) return pid;
+    }
+    return 0;
+  }, 'supervisor started by the plugin', 20_000);
+  const outer = attachClient(server, 's03');
+  await waitFor(() => tmux(server.name, ['list-clients', '-F', '#{client_name}'], { allowFail: true }), 'client attached');
+  await sleep(3000); // let start-up settle
+  const stop = await traceStart([server.pid, supPid], 'execve');
+  const t0 = Date.now();
+  await sleep(TREE_S * 1000);
+  const lines = await stop();
+  const secs = (Date.now() - t0) / 1000;
+  const ex = execveCount(lines);
+  const progs = [...new Set(lines.filter((l) => /\bexecve\(/.test(l)).map((l) => /execve\("([^"]+)"/.exec(l)?.[1] ?? '?'))];
+  note(`| f | processes started per second by the tmux tree (server + supervisor, plugin loaded, 20 idle sessions, 1 client), ${Math.round(secs)} s | **${(ex / secs).toFixed(2)}/s** (${ex} execve${progs.length ? `: ${progs.join(', ')}` : ''}) | ≤ 0.5/s | ${ex / secs <= 0.5 ? 'met' : 'OVER'} |`);
+  killServer(outer);
+  killServer(server);
+}
+
+// ---------------------------------------------------------------- main
+const tmuxVersion = spawnSync(TMUX, ['-V'], { encoding: 'utf8' }).stdout.trim();
+const straceVersion = STRACE ? spawnSync(STRACE, ['-V'], { encoding: 'utf8' }).stdout.split('\n')[0] : 'missing';
+const header = [
+  '# tmux-fleet benchmarks (`npm run bench`)',
+  '',
+  `- date: ${new Date().toISOString()}`,
+  `- machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average at start ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+  `- node ${process.version}, ${tmuxVersion}, ${straceVersion}`,
+  `- mode: ${QUICK ? 'BENCH_QUICK=1 (short windows)' : 'full'}; owner runs ${RUNS} per side; supervisor windows ${IDLE_S} s + ${CHURN_S} s; tree ${TREE_S} s`,
+  '',
+  'Each figure is a ratio or a count taken within one run on a shared machine.',
+  '',
+  '| | measure | result | budget | |',
+  '|---|---|---|---|---|',
+];
+console.log(header.join('\n'));
+const only = (process.env.BENCH_ONLY || 'abcdef').split('');
+let failed = false;
+for (const [key, fn] of [['a', benchOwner], ['b', benchRedraw], ['c', benchSupervisor], ['d', benchSweep], ['f', benchTree]]) {
+  if (!only.includes(key) && !(key === 'd' && only.includes('e'))) continue;
+  try {
+    await fn();
+  } catch (err) {
+    failed = true;
+    note(`| ${key} | failed | ${String(err instanceof Error ? err.message : err).replace(/\|/g, '\\|').replace(/\n/g, ' ')} | | |`);
+  }
+}
+const text = `${header.join('\n')}\n${results.join('\n')}\n`;
+const outFile = process.env.BENCH_OUT || join(root, 'bench', 'results.md');
+writeFileSync(outFile, text);
+console.log(`\nwritten to ${outFile}`);
+process.exitCode = failed ? 1 : 0;
