@@ -41,7 +41,8 @@ export async function runDashboard(opts: DashboardOptions): Promise<number> {
   const draw = () => {
     const width = output.columns || 80;
     const height = output.rows || 24;
-    const { header, lines } = dashboardLines(rows, width);
+    // One column short of the edge: writing the last column would make the terminal wrap.
+    const { header, lines } = dashboardLines(rows, width - 1);
     const title = `tmux-fleet · ${view.tasks.length} task${view.tasks.length === 1 ? '' : 's'}, ${view.sessions.length} agent session${view.sessions.length === 1 ? '' : 's'}`;
     const screen: string[] = [`${ESC}1m${title}${ESC}0m`, `${ESC}2m${header}${ESC}0m`];
     const room = Math.max(1, height - 5);

@@ -52,7 +52,8 @@ export function segment(s: SegmentStyle, text: string): string {
   if (text === '') return '';
   const style = s.style.replace(/[\]#]/g, '');
   const body = s.icon ? `${escapeFormat(s.icon)} ${escapeFormat(text)}` : escapeFormat(text);
-  return style ? `#[${style}]${body}#[default]` : body;
+  // A badge: a space inside each edge of its background.
+  return style ? `#[${style}] ${body} #[default]` : body;
 }
 
 export type OwnerState = 'owner' | 'other' | 'pending' | 'unknown';

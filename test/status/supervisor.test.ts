@@ -64,7 +64,7 @@ describe('status segments on an attached client', () => {
     expect((await fleet(['spawn', 'alpha', '--cmd', AGENT])).exitCode).toBe(0);
     const c = await watch('op-alpha');
     await seen(c, 'owner alpha', 'owner after stamp');
-    expect(await c.statusLine()).toMatch(/\[● owner alpha\]\[\]\[⚙ busy\]/);
+    expect(await c.statusLine()).toMatch(/\[ ● owner alpha \]\[\]\[ ⚙ busy \]/);
 
     expect((await fleet(['spawn', 'booting', '--cmd', `env STAND_IN_NO_STAMP=1 ${AGENT}`])).exitCode).toBe(0);
     const b = await watch('op-booting');
@@ -91,11 +91,11 @@ describe('status segments on an attached client', () => {
     const base = (await sidOf('op-alpha')).slice(0, 4);
     await type('op-alpha', '/park e9e4ae8e waiting approve Bash');
     await seen(c, `fleet: ${base} parked its work on background job e9e4ae8e, following`, 'park toast');
-    await seen(c, `[↪ ${base} → e9e4]`, 'hop segment');
-    await seen(c, '[! waiting: approve Bash]', 'the job waiting');
+    await seen(c, `[ ↪ ${base} → e9e4 ]`, 'hop segment');
+    await seen(c, '[ ! waiting: approve Bash ]', 'the job waiting');
     await type('op-alpha', '/unpark');
     await seen(c, `fleet: work came back to ${base}`, 'back toast');
-    await seen(c, '][][⚙ busy]', 'hop segment gone');
+    await seen(c, '][][ ⚙ busy ]', 'hop segment gone');
   });
 
   it('shows hostile registry values literally and runs nothing', async () => {
