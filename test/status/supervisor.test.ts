@@ -140,7 +140,7 @@ describe('hostile ids in files the user or an agent wrote', () => {
     const tab = `#(touch ${marker})-tab`;
     await server.newSession('hostile-hop', ['sleep', '86400']);
     await server.run(['set-option', '-t', '=hostile-hop:', '@claude_session_id', tab]);
-    const sleeper = execa('sleep', ['86400']);
+    const sleeper = execa('sleep', ['86400'], { reject: false });
     try {
       await writeFile(join(fenv.registry, `${sleeper.pid}.json`), JSON.stringify({ pid: sleeper.pid, sessionId: '#[fg=red]#(job', kind: 'bg', status: 'busy', jobId: '#(x)' }));
       await writeFile(join(fenv.registry, `${process.pid}.json`), JSON.stringify({ pid: process.pid, sessionId: tab, kind: 'interactive', status: 'idle', parkedJobId: '#(x)' }));
