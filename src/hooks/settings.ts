@@ -2,12 +2,12 @@
 //   {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "'<helper>' stamp"}]}]}}
 // Only the parts we touch are validated (loosely); every other key, hook and
 // group is kept as it was. A file that is not valid JSON is never written.
-import { randomBytes } from 'node:crypto';
-import { chmod, copyFile, lstat, mkdir, open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { chmod, copyFile, lstat, mkdir, readFile, realpath, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import * as z from '../zod';
 import { claudeConfigDir } from '../context';
 import { FleetError } from '../errors';
+import { writeFileAtomic } from '../fs-atomic';
 
 export const HOOK_EVENT = 'SessionStart';
 
@@ -184,30 +184,6 @@ export interface HookResult {
   message: string;
 }
 
-async function writeAtomic(file: string, text: string, mode: number): Promise<void> {
-  const dir = dirname(file);
-  const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const fh = await open(tmp, 'wx', mode);
-  try {
-    await fh.writeFile(text);
-    await fh.sync();
-  } catch (err) {
-    await fh.close().catch(() => undefined);
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
-  await fh.close();
-  await chmod(tmp, mode).catch(() => undefined);
-  try {
-    await rename(tmp, file);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
-  const dh = await open(dir, 'r').catch(() => null);
-  if (dh) await dh.sync().catch(() => undefined).finally(() => dh.close());
-}
-
 function timestamp(d = new Date()): string {
   return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
 }
@@ -233,7 +209,7 @@ async function write(read: SettingsRead, data: Json): Promise<string | null> {
   if (!read.exists) await mkdir(dirname(read.target), { recursive: true, mode: 0o700 });
   const saved = await backup(read);
   const mode = read.exists ? (await stat(read.target)).mode & 0o777 : 0o600;
-  await writeAtomic(read.target, `${JSON.stringify(data, null, 2)}\n`, mode);
+  await writeFileAtomic(read.target, `${JSON.stringify(data, null, 2)}\n`, mode);
   return saved;
 }
 

@@ -12,7 +12,7 @@ import { registryDir, type Context } from '../context';
 import { ExitWith, FleetError, UsageError } from '../errors';
 import { readRegistry } from '../registry/reader';
 import { nudgeSupervisors, socketPathFromTmuxEnv } from '../status/runtime';
-import { ownerSid, type Task } from '../tasks/schema';
+import { ownerSid } from '../tasks/schema';
 import { assertSlug } from '../tasks/slug';
 import { updateTask } from '../tasks/store';
 import { Tmux } from '../tmux/client';

@@ -69,7 +69,7 @@ function fit(s: string, width: number): string {
 export function columnWidths(cells: readonly (readonly string[])[], width: number): number[] {
   const widths = COLUMNS.map((c, i) => Math.max(len(c.title), ...cells.map((r) => len(r[i] ?? ''))));
   let over = widths.reduce((n, w) => n + w, 0) + GAP * (COLUMNS.length - 1) + INDENT - width;
-  const order = COLUMNS.map((c, i) => i).sort((a, b) => COLUMNS[a]!.shrink - COLUMNS[b]!.shrink);
+  const order = COLUMNS.map((_, i) => i).sort((a, b) => COLUMNS[a]!.shrink - COLUMNS[b]!.shrink);
   for (const i of order) {
     if (over <= 0) break;
     const give = Math.min(over, Math.max(0, widths[i]! - COLUMNS[i]!.min));

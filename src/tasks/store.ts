@@ -1,8 +1,8 @@
 // The task store: the only code that writes task.json.
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readFile, readdir, rename, unlink } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { taskDir, tasksDir } from '../context';
+import { writeFileAtomic } from '../fs-atomic';
 import { FleetError, TaskFileError } from '../errors';
 import { withDirLock } from './lock';
 import { parseTaskText } from './parse';
@@ -33,30 +33,6 @@ export async function readTask(home: string, slug: string): Promise<Task | null>
 async function ensureDir(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
-}
-
-/** Temp file in the same directory, fsync, rename over: a reader sees the old or the new file, never a torn one. */
-async function writeAtomic(file: string, text: string): Promise<void> {
-  const dir = join(file, '..');
-  const tmp = join(dir, `.${TASK_FILE}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const fh = await open(tmp, 'wx', 0o600);
-  try {
-    await fh.writeFile(text);
-    await fh.sync();
-  } catch (err) {
-    await fh.close().catch(() => undefined);
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
-  await fh.close();
-  try {
-    await rename(tmp, file);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
-  const dh = await open(dir, 'r').catch(() => null);
-  if (dh) await dh.sync().catch(() => undefined).finally(() => dh.close());
 }
 
 export interface UpdateOptions {
@@ -93,7 +69,7 @@ export async function updateTask(
     if (next === null) return current;
     const now = new Date().toISOString();
     const stamped: Task = { ...next, slug, createdAt: next.createdAt ?? now, updatedAt: now };
-    await writeAtomic(taskFile(home, slug), serializeTask(stamped));
+    await writeFileAtomic(taskFile(home, slug), serializeTask(stamped));
     return stamped;
   });
 }

@@ -1,0 +1,37 @@
+// Atomic replacement of a file: a temp file in the same directory, fsync,
+// rename over, fsync the directory. A reader sees the old or the new file,
+// never a torn one; a writer killed mid-way leaves at most a stray temp file.
+import { chmod, open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+let counter = 0;
+
+/** A temp name unique among this process's writes and other processes' (pid); no crypto needed. */
+function tempName(file: string): string {
+  counter += 1;
+  return join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now().toString(36)}.${counter}.tmp`);
+}
+
+export async function writeFileAtomic(file: string, text: string, mode = 0o600): Promise<void> {
+  const tmp = tempName(file);
+  const fh = await open(tmp, 'wx', mode);
+  try {
+    await fh.writeFile(text);
+    await fh.sync();
+  } catch (err) {
+    await fh.close().catch(() => undefined);
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+  await fh.close();
+  // open() applies the umask; the mode asked for is the mode kept.
+  await chmod(tmp, mode).catch(() => undefined);
+  try {
+    await rename(tmp, file);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+  const dh = await open(dirname(file), 'r').catch(() => null);
+  if (dh) await dh.sync().catch(() => undefined).finally(() => dh.close());
+}
