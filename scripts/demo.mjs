@@ -23,7 +23,6 @@
 // Flags: --restart (end a running server of that name first),
 //        --capture <dir> (also render docs pictures: needs rsvg-convert and
 //        DejaVu fonts; used by hand to make docs/*.png, never by the tests).
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -276,10 +275,14 @@ async function loadPlugin({ socketPath, pid }) {
     stdin: 'ignore',
   });
   if (r.exitCode !== 0) throw new DemoError(`loading the plugin (tmux-plugin.tmux) failed: ${oneLine(r.all) || r.shortMessage}`);
-  const key = createHash('sha256').update(socketPath).digest('hex').slice(0, 16);
-  state.supervisorPidFile = join(state.fleetEnv.TMUX_FLEET_HOME, 'run', `supervisor-${key}.pid`);
+  // The demo's own home serves one server: its supervisor's pid file is the only one there.
+  const runDir = join(state.fleetEnv.TMUX_FLEET_HOME, 'run');
+  const pidFile = () => {
+    const name = existsSync(runDir) ? readdirSync(runDir).find((n) => n.startsWith('supervisor-') && n.endsWith('.pid')) : undefined;
+    return name ? join(runDir, name) : null;
+  };
   try {
-    await waitUntil(() => existsSync(state.supervisorPidFile), 'the supervisor the plugin starts', 15_000);
+    await waitUntil(() => (state.supervisorPidFile = pidFile()) !== null, 'the supervisor the plugin starts', 15_000);
   } catch (err) {
     const log = join(state.fleetEnv.TMUX_FLEET_HOME, 'log');
     const last = existsSync(log) ? oneLine(readFileSync(log, 'utf8')) : '';

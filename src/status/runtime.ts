@@ -1,6 +1,5 @@
 // The supervisor's pid file, one per tmux server, and the nudge that asks it
 // to re-render now. Neither starts a process.
-import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runDir } from '../context';
@@ -8,9 +7,13 @@ import { pidExists, procStartTicks } from '../proc';
 
 const PID_PREFIX = 'supervisor-';
 
-/** The server key: a short hash of the server's socket path (tmux's #{socket_path}). */
+/**
+ * The server key: the server's socket path (tmux's #{socket_path}), base64url
+ * encoded into a file name. Reversible and without crypto, which `stamp` (a
+ * hook) would otherwise load just to name a file.
+ */
 export function serverKey(socketPath: string): string {
-  return createHash('sha256').update(socketPath).digest('hex').slice(0, 16);
+  return Buffer.from(socketPath).toString('base64url');
 }
 
 export function supervisorPidFile(home: string, socketPath: string): string {
