@@ -194,18 +194,21 @@ async function benchOwner() {
   tmux(server.name, ['new-session', '-d', '-s', 'op-pending', 'sleep 86400', ';', 'set-option', '-t', '=op-pending:', '@spawn_nonce', n, ';', 'set-option', '-t', '=op-pending:', '@claude_session_id', owner]);
   const env = fleetEnv(home, { TMUX_FLEET_SOCKET: server.name, TMUX_FLEET_REGISTRY: join(work, 'no-registry') });
   const cases = [
-    ['decided task (no tmux call)', ['owner', 'decided', '--as', owner]],
-    ['pending task (one tmux call)', ['owner', 'pending', '--as', owner]],
+    ['decided task (no tmux call)', [BIN, 'owner', 'decided', '--as', owner]],
+    ['pending task (one tmux call)', [BIN, 'owner', 'pending', '--as', owner]],
   ];
+  // BENCH_BEFORE_BIN: an older build measured in the same alternating run (before/after figures).
+  const before = process.env.BENCH_BEFORE_BIN;
+  if (before) cases.push(...cases.map(([label, args]) => [`${label}, before (${before})`, [before, ...args.slice(1)]]));
   for (const [, args] of cases) {
-    const r = fleet(args, env);
+    const r = spawnSync(process.execPath, args, { encoding: 'utf8', env });
     if (r.status !== 0) throw new Error(`owner ${args.join(' ')} answered ${r.status}: ${r.stdout}${r.stderr}`);
   }
   const base = [];
   const times = cases.map(() => []);
   for (let i = 0; i < RUNS + 3; i++) {
     const b = timeRun(['-e', '0'], env);
-    const t = cases.map(([, args]) => timeRun([BIN, ...args], env));
+    const t = cases.map(([, args]) => timeRun(args, env));
     if (i < 3) continue; // warm-up
     base.push(b.ms);
     t.forEach((x, j) => times[j].push(x.ms));
