@@ -33,7 +33,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${VERSION}\n`);
       return 0;
     }
-    const { runWithYargs } = await import('./yargs-cli');
+    const { runWithYargs } = await import('./cold');
     return await runWithYargs(argv, VERSION, runCommand);
   } catch (err) {
     return report(err);
