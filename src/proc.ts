@@ -1,9 +1,16 @@
 // Process facts from the kernel, without starting a process where /proc exists.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
-/** kill(pid, 0): the process exists (EPERM still means it exists). */
+const HAVE_PROC = existsSync('/proc/self/stat');
+
+/**
+ * The process exists: /proc/<pid> where /proc exists (no exception for a dead
+ * pid: the supervisor asks about hundreds of them, and a thrown ESRCH costs a
+ * stack trace each), else kill(pid, 0) (EPERM still means it exists).
+ */
 export function pidExists(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (HAVE_PROC) return existsSync(`/proc/${pid}`);
   try {
     process.kill(pid, 0);
     return true;

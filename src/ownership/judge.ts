@@ -174,7 +174,9 @@ export function judgeFromSnapshot(args: {
   sessions: ReadonlyMap<string, NonceStamp> | null;
   registry: { readable: boolean; rows: readonly RowLiveness[] };
 }): Decision {
-  const stamps = args.sessions ? new Set([...args.sessions.values()].map((s) => s.stamp).filter((s) => s !== '')) : null;
+  const sessions = args.sessions;
+  // Built only when a liveness is asked for (at most once per decision).
+  const stamps = () => (sessions ? new Set([...sessions.values()].map((s) => s.stamp).filter((s) => s !== '')) : null);
   const pane = paneToRead(args.task);
   return decide({
     slug: args.slug,
@@ -182,7 +184,7 @@ export function judgeFromSnapshot(args: {
     taskError: args.taskError,
     asker: args.asker,
     paneRead: pane === null ? undefined : paneReadFromSessions(args.sessions, pane),
-    liveness: (sid) => livenessFromSnapshot(sid, args.registry, stamps),
+    liveness: (sid) => livenessFromSnapshot(sid, args.registry, stamps()),
   });
 }
 

@@ -87,3 +87,27 @@ export async function sessionLiveness(
   }
   return (await stamped()) ? 'live' : 'gone';
 }
+
+/**
+ * Liveness for a long-lived reader: a pid's start time is read once and kept
+ * while the pid keeps existing (kill 0 on every call); a pid seen gone is
+ * forgotten, so a reused pid has its start time read afresh.
+ */
+export class LivenessCache {
+  private starts = new Map<number, string>();
+
+  async liveRows(snapshot: { entries: readonly { row: RegistryRow }[] }): Promise<LiveRow[]> {
+    const rows = snapshot.entries.map((e) => e.row);
+    const exists = new Map<number, boolean>();
+    for (const r of rows) if (!exists.has(r.pid)) exists.set(r.pid, pidExists(r.pid));
+    for (const pid of [...this.starts.keys()]) if (!exists.get(pid)) this.starts.delete(pid);
+    const need = rows.filter((r) => exists.get(r.pid) && r.procStart !== undefined && !this.starts.has(r.pid)).map((r) => r.pid);
+    if (need.length > 0) for (const [pid, t] of await startTimes(need)) this.starts.set(pid, t);
+    return rows.map((row) => {
+      if (!exists.get(row.pid)) return { row, alive: false };
+      if (row.procStart === undefined) return { row, alive: true };
+      const actual = this.starts.get(row.pid);
+      return { row, alive: actual !== undefined && actual === collapseSpaces(row.procStart) };
+    });
+  }
+}

@@ -3,8 +3,8 @@
 import { HopTracker } from '../registry/hop';
 import type { TmuxSnapshot } from '../tmux/snapshot';
 import { agentSegment, hopSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
-import type { Render, Rendered, SegmentOption } from './supervisor';
-import { computeView, loadFleetData } from './view';
+import type { Render, RenderHint, Rendered, SegmentOption } from './supervisor';
+import { CachedFleetData, computeView } from './view';
 
 /** The extra formats the supervisor's snapshot asks for: style options and the poll interval. */
 export function supervisorFormats(): Record<string, string> {
@@ -13,8 +13,9 @@ export function supervisorFormats(): Record<string, string> {
 
 export function makeRender(home: string, registry: string, onPids?: (pids: number[]) => void): Render {
   const tracker = new HopTracker();
-  return async (snapshot: TmuxSnapshot): Promise<Rendered> => {
-    const data = await loadFleetData(home, registry);
+  const source = new CachedFleetData(home, registry);
+  return async (snapshot: TmuxSnapshot, hint: RenderHint): Promise<Rendered> => {
+    const data = await source.load(!hint.registryOnly, hint.registryChanged);
     onPids?.(data.rows.map((r) => r.row.pid));
     const view = computeView(snapshot, data, tracker);
     const styles = stylesFrom(snapshot.config);

@@ -4,12 +4,13 @@
 // SIGUSR2 from stamp/spawn/takeover, and on a slow poll that only makes
 // system calls; each wake is one tmux read, the verdicts and hops computed in
 // memory, and the changed options written in one tmux call.
-import { watch, type FSWatcher } from 'node:fs';
+import { readdirSync, watch, type FSWatcher } from 'node:fs';
 import { mkdir, open, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runDir, tasksDir } from '../context';
 import { FleetError, errorMessage } from '../errors';
 import { appendLog } from '../log';
+import { isValidSlug } from '../tasks/slug';
 import { pidExists, processIdentity, stillRunning, type ProcessIdentity } from '../proc';
 import type { Tmux } from '../tmux';
 import { applyChanges, type OptionChange, type Toast } from '../tmux/apply';
@@ -26,8 +27,16 @@ export interface Rendered {
   toasts: { session: string; text: string }[];
 }
 
+/** What changed since the last render, as far as the supervisor knows. */
+export interface RenderHint {
+  /** Only the registry changed: the task files need not be looked at again. */
+  registryOnly: boolean;
+  /** Registry file names the watch reported; null: look at every file. */
+  registryChanged: ReadonlySet<string> | null;
+}
+
 /** Computes what every session should show from one tmux snapshot (reads files, starts no process). */
-export type Render = (snapshot: TmuxSnapshot) => Promise<Rendered>;
+export type Render = (snapshot: TmuxSnapshot, hint: RenderHint) => Promise<Rendered>;
 
 export interface SupervisorConfig {
   tmux: Tmux;
@@ -60,6 +69,17 @@ export function diffSegments(snapshot: TmuxSnapshot, values: Rendered['values'])
   return changes;
 }
 
+/** What tmux holds after our write: the snapshot kept for the next registry-only wake. */
+export function applyToSnapshot(snapshot: TmuxSnapshot, changes: readonly OptionChange[]): void {
+  const field: Record<string, 'owner' | 'hop' | 'agent'> = { '@fleet-owner': 'owner', '@fleet-hop': 'hop', '@fleet-agent': 'agent' };
+  const byName = new Map(snapshot.sessions.map((s) => [s.name, s]));
+  for (const c of changes) {
+    const s = byName.get(c.session);
+    const f = field[c.option];
+    if (s && f) s[f] = c.value;
+  }
+}
+
 export function toastsForClients(snapshot: TmuxSnapshot, toasts: Rendered['toasts']): Toast[] {
   const out: Toast[] = [];
   for (const t of toasts) {
@@ -86,7 +106,13 @@ export class Supervisor {
   private nudgeFile: string;
   private sigs: Record<string, string> = {};
   /** Ticks and tmux writes, for tests and the bench. */
-  readonly stats = { ticks: 0, writes: 0 };
+  readonly stats = { ticks: 0, reads: 0, writes: 0 };
+  /** The last tmux snapshot, with the values this supervisor has written since. */
+  private last: TmuxSnapshot | null = null;
+  private tmuxDirty = true;
+  /** Registry files reported changed since the last tick; null: unknown, read them all. */
+  private registryChanged: Set<string> | null = null;
+  private readonly debug = process.env.TMUX_FLEET_DEBUG === '1';
 
   constructor(private readonly cfg: SupervisorConfig) {
     this.pidFile = supervisorPidFile(cfg.home, cfg.socketPath);
@@ -152,7 +178,7 @@ export class Supervisor {
     }
   }
 
-  private onNudge = () => this.schedule();
+  private onNudge = () => this.schedule(true);
   private onStop = () => this.stop(0, 'stopped by signal');
 
   /** tmux hooks touch the nudge file: sessions appearing, closing or renamed change verdicts. */
@@ -166,18 +192,65 @@ export class Supervisor {
   }
 
   private startWatches(): void {
-    const dirs = [tasksDir(this.cfg.home), this.cfg.registryDir, runDir(this.cfg.home)];
-    for (const dir of dirs) {
+    // The registry changes what rows say, never what tmux holds: no tmux read for it.
+    const dirs: [string, boolean][] = [
+      [tasksDir(this.cfg.home), true],
+      [this.cfg.registryDir, false],
+      [runDir(this.cfg.home), true],
+    ];
+    for (const [dir, tmuxToo] of dirs) {
       try {
-        const w = watch(dir, { recursive: dir === tasksDir(this.cfg.home), persistent: true }, (_e, name) => {
+        const w = watch(dir, { persistent: true }, (_e, name) => {
           // Our own pid file changing is not news.
           if (name && String(name).startsWith('supervisor-')) return;
-          this.schedule();
+          if (dir === tasksDir(this.cfg.home)) this.watchTaskDirs();
+          if (dir === this.cfg.registryDir) {
+            if (name && this.registryChanged) this.registryChanged.add(String(name));
+            else this.registryChanged = null;
+          }
+          this.schedule(tmuxToo);
         });
         w.on('error', () => undefined);
         this.watchers.push(w);
       } catch {
         // The directory may not exist yet: the poll notices when it appears.
+      }
+    }
+    this.watchTaskDirs();
+  }
+
+  private taskWatchers = new Map<string, FSWatcher>();
+
+  /**
+   * One plain watch per task directory (task.json is renamed into it on every
+   * write). Not fs.watch's `recursive`: on Linux, Node 20 implements that by
+   * polling every file, which alone costs more CPU than the whole supervisor.
+   */
+  private watchTaskDirs(): void {
+    let slugs: string[];
+    try {
+      slugs = readdirSync(tasksDir(this.cfg.home)).filter(isValidSlug);
+    } catch {
+      slugs = [];
+    }
+    const keep = new Set(slugs);
+    for (const [slug, w] of this.taskWatchers) {
+      if (!keep.has(slug)) {
+        w.close();
+        this.taskWatchers.delete(slug);
+      }
+    }
+    for (const slug of slugs) {
+      if (this.taskWatchers.has(slug)) continue;
+      try {
+        const w = watch(join(tasksDir(this.cfg.home), slug), { persistent: true }, (_e, name) => {
+          if (name && !String(name).startsWith('task.json')) return; // lock and temp files
+          this.schedule(true);
+        });
+        w.on('error', () => undefined);
+        this.taskWatchers.set(slug, w);
+      } catch {
+        // removed meanwhile
       }
     }
   }
@@ -189,12 +262,18 @@ export class Supervisor {
       return;
     }
     let changed = false;
+    let tasksChanged = false;
     for (const dir of [tasksDir(this.cfg.home), this.cfg.registryDir]) {
       const sig = await stat(dir).then(
         (s) => `${s.mtimeMs}:${s.ino}`,
         () => 'missing',
       );
-      if (this.sigs[dir] !== undefined && this.sigs[dir] !== sig) changed = true;
+      if (this.sigs[dir] !== undefined && this.sigs[dir] !== sig) {
+        changed = true;
+        if (dir === tasksDir(this.cfg.home)) tasksChanged = true;
+        // Something the watch may have missed: read every row.
+        else this.registryChanged = null;
+      }
       if (this.sigs[dir] === 'missing' && sig !== 'missing') {
         this.watchers.forEach((w) => w.close());
         this.watchers = [];
@@ -202,7 +281,7 @@ export class Supervisor {
       }
       this.sigs[dir] = sig;
     }
-    if (changed || this.livenessChanged()) this.schedule();
+    if (changed || this.livenessChanged()) this.schedule(tasksChanged);
   }
 
   private known = new Map<number, boolean>();
@@ -229,8 +308,14 @@ export class Supervisor {
     return stillRunning(this.server);
   }
 
-  private schedule(): void {
+  /**
+   * Asks for a tick soon. `tmuxToo`: tmux may have changed (a nudge, a tmux
+   * hook, the tasks), so the tick reads tmux again; otherwise (the registry)
+   * it reuses the last tmux snapshot and may need no tmux call at all.
+   */
+  private schedule(tmuxToo = false): void {
     if (this.stopped) return;
+    if (tmuxToo) this.tmuxDirty = true;
     if (this.debounce) return;
     this.debounce = setTimeout(() => {
       this.debounce = null;
@@ -246,17 +331,30 @@ export class Supervisor {
     this.running = true;
     try {
       this.stats.ticks++;
-      const snapshot = await readSnapshot(this.cfg.tmux, this.cfg.formats);
-      const rendered = await this.cfg.render(snapshot);
+      let snapshot = this.last;
+      const registryOnly = !this.tmuxDirty && snapshot !== null;
+      if (!registryOnly || snapshot === null) {
+        this.tmuxDirty = false;
+        snapshot = await this.read();
+      }
+      const registryChanged = this.registryChanged;
+      this.registryChanged = new Set();
+      const rendered = await this.cfg.render(snapshot, { registryOnly, registryChanged });
+      // Toasts name clients: a cached client list may be stale, so read tmux afresh.
+      if (rendered.toasts.length > 0 && snapshot === this.last) snapshot = await this.read();
       const changes = diffSegments(snapshot, rendered.values);
       const toasts = toastsForClients(snapshot, rendered.toasts);
       if (await applyChanges(this.cfg.tmux, changes, toasts)) this.stats.writes++;
+      if (this.debug) this.log(`tick ${this.stats.ticks}: ${this.stats.reads} reads, ${changes.length} changes, ${toasts.length} toasts`);
+      applyToSnapshot(snapshot, changes);
+      this.last = snapshot;
     } catch (err) {
+      this.last = null;
       if (!this.serverAlive()) {
         this.stop(0, 'tmux server went away');
         return;
       }
-      // A session may have closed between read and write: try again on the next wake.
+      // A session may have closed between read and write: the next wake reads tmux again.
       this.log(`tick failed: ${errorMessage(err)}`);
     } finally {
       this.running = false;
@@ -265,6 +363,11 @@ export class Supervisor {
       this.dirty = false;
       this.schedule();
     }
+  }
+
+  private read(): Promise<TmuxSnapshot> {
+    this.stats.reads++;
+    return readSnapshot(this.cfg.tmux, this.cfg.formats);
   }
 
   stop(code: number, why: string): void {
@@ -278,6 +381,7 @@ export class Supervisor {
     if (this.timer) clearInterval(this.timer);
     if (this.debounce) clearTimeout(this.debounce);
     this.watchers.forEach((w) => w.close());
+    this.taskWatchers.forEach((w) => w.close());
     process.off('SIGUSR2', this.onNudge);
     process.off('SIGTERM', this.onStop);
     process.off('SIGINT', this.onStop);

@@ -3,13 +3,13 @@
 // tmux snapshot, the task files and the registry. The supervisor, `tasks` and
 // the dashboard all use it, so they never disagree.
 import { judgeFromSnapshot, type Decision } from '../ownership/judge';
-import { liveRows, type LiveRow } from '../registry/liveness';
-import { readRegistry, type RegistrySnapshot } from '../registry/reader';
+import { LivenessCache, liveRows, type LiveRow } from '../registry/liveness';
+import { CachedRegistryReader, readRegistry, type RegistrySnapshot } from '../registry/reader';
 import { HopTracker, type HopEvent, type SessionHop } from '../registry/hop';
 import { errorMessage } from '../errors';
 import type { Tmux } from '../tmux/client';
 import { ownerSid, type Task } from '../tasks/schema';
-import { listTasks, type TaskEntry } from '../tasks/store';
+import { CachedTaskLister, listTasks, type TaskEntry } from '../tasks/store';
 import type { NonceStamp } from '../tmux/ownership-reads';
 import { readSnapshot, type SessionSnap, type TmuxSnapshot } from '../tmux/snapshot';
 
@@ -23,6 +23,33 @@ export interface FleetData {
 export async function loadFleetData(home: string, registry: string): Promise<FleetData> {
   const [tasks, reg] = await Promise.all([listTasks(home), readRegistry(registry)]);
   return { tasks, registry: reg, rows: await liveRows(reg) };
+}
+
+/** The same for a long-lived reader (the supervisor): unchanged files are not read again, start times are kept. */
+export class CachedFleetData {
+  private readonly tasks: CachedTaskLister;
+  private readonly registry: CachedRegistryReader;
+  private readonly liveness = new LivenessCache();
+
+  constructor(home: string, registry: string) {
+    this.tasks = new CachedTaskLister(home);
+    this.registry = new CachedRegistryReader(registry);
+  }
+
+  private lastTasks: TaskEntry[] | null = null;
+
+  /**
+   * `tasksToo` false: only the registry changed; the task list of the last load is kept.
+   * `registryChanged`: the registry files to look at again (null: all of them).
+   */
+  async load(tasksToo = true, registryChanged: ReadonlySet<string> | null = null): Promise<FleetData> {
+    const [tasks, reg] = await Promise.all([
+      tasksToo || this.lastTasks === null ? this.tasks.list() : Promise.resolve(this.lastTasks),
+      this.registry.read(registryChanged),
+    ]);
+    this.lastTasks = tasks;
+    return { tasks, registry: reg, rows: await this.liveness.liveRows(reg) };
+  }
 }
 
 export interface SessionView {

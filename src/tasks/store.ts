@@ -1,4 +1,5 @@
 // The task store: the only code that writes task.json.
+import { statSync } from 'node:fs';
 import { chmod, mkdir, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { taskDir, tasksDir } from '../context';
@@ -102,4 +103,52 @@ export async function listTasks(home: string): Promise<TaskEntry[]> {
     }),
   );
   return entries.filter((e): e is TaskEntry => e !== null);
+}
+
+/**
+ * listTasks for a long-lived reader: a task.json whose inode, size and mtime
+ * are unchanged is not read or validated again (the supervisor wakes often;
+ * tasks rarely change). Every write renames a new file in, so the inode changes.
+ */
+export class CachedTaskLister {
+  private cache = new Map<string, { sig: string; entry: TaskEntry | null }>();
+
+  constructor(readonly home: string) {}
+
+  async list(): Promise<TaskEntry[]> {
+    let names: string[];
+    try {
+      names = await readdir(tasksDir(this.home));
+    } catch {
+      this.cache.clear();
+      return [];
+    }
+    const slugs = names.filter(isValidSlug).sort();
+    const keep = new Set(slugs);
+    for (const slug of [...this.cache.keys()]) if (!keep.has(slug)) this.cache.delete(slug);
+    const entries = await Promise.all(
+      slugs.map(async (slug): Promise<TaskEntry | null> => {
+        const file = taskFile(this.home, slug);
+        const st = statSync(file, { throwIfNoEntry: false });
+        if (!st) {
+          this.cache.delete(slug);
+          return null;
+        }
+        const sig = `${st.ino}:${st.size}:${st.mtimeMs}`;
+        const cached = this.cache.get(slug);
+        if (cached && cached.sig === sig) return cached.entry;
+        let entry: TaskEntry | null;
+        try {
+          const task = await readTask(this.home, slug);
+          entry = task ? { slug, file, task } : null;
+        } catch (err) {
+          if (!(err instanceof TaskFileError)) throw err;
+          entry = { slug, file, error: err };
+        }
+        this.cache.set(slug, { sig, entry });
+        return entry;
+      }),
+    );
+    return entries.filter((e): e is TaskEntry => e !== null);
+  }
 }
