@@ -5,9 +5,9 @@
 // the parent's worktree is not touched.
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { dir as tmpDir, type DirectoryResult } from 'tmp-promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { git } from '../helpers/git';
 import { pointerLine } from '../../src/pointer/pointer';
 import type { Task } from '../../src/tasks';
 import { makeFleetEnv, runFleet, waitFor, type CliResult, type FleetEnv } from '../helpers/env';
@@ -15,20 +15,9 @@ import { STAND_IN } from '../helpers/paths';
 import { startServer, type TestServer } from '../helpers/tmux-server';
 
 const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-const GIT_ENV = {
-  GIT_AUTHOR_NAME: 't',
-  GIT_AUTHOR_EMAIL: 't@example.com',
-  GIT_COMMITTER_NAME: 't',
-  GIT_COMMITTER_EMAIL: 't@example.com',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-};
 const PARENT_SID = '5e1f0a2b-c3d4-4e5f-8a9b-0c1d2e3f4a5b';
 const PARENT_LABEL = `parent's "label" $(id)`;
 
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  return String((await execa('git', ['-C', cwd, ...args], { env: GIT_ENV })).stdout);
-}
 
 interface Received {
   argv: string[];

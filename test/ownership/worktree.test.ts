@@ -1,25 +1,13 @@
 // createTaskWorktree / removeTaskWorktree on real temp git repositories.
 import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { dir as tmpDir, type DirectoryResult } from 'tmp-promise';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { git } from '../helpers/git';
 import { FleetError, UsageError } from '../../src/errors';
 import { createTaskWorktree, removeTaskWorktree, taskWorktreePath } from '../../src/ownership/worktree';
 
-const GIT_ENV = {
-  GIT_AUTHOR_NAME: 't',
-  GIT_AUTHOR_EMAIL: 't@example.com',
-  GIT_COMMITTER_NAME: 't',
-  GIT_COMMITTER_EMAIL: 't@example.com',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-};
 
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  const r = await execa('git', ['-C', cwd, ...args], { env: GIT_ENV });
-  return String(r.stdout);
-}
 
 async function exists(p: string): Promise<boolean> {
   return stat(p).then(
