@@ -1,6 +1,8 @@
 // A private tmux server per test: `tmux -L fleet-test-<random> -f /dev/null`,
 // killed afterwards. Never the user's server.
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Tmux } from '../../src/tmux';
 import { sleep, waitFor } from './env';
 
@@ -29,6 +31,9 @@ export async function startServer(prefix = 'fleet-test'): Promise<TestServer> {
     },
     async kill() {
       await tmux.tryRun(['kill-server']);
+      // tmux leaves its socket file behind when its server is killed.
+      const uid = process.getuid?.() ?? 0;
+      await rm(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${uid}`, name), { force: true });
     },
   };
   return server;
