@@ -1,4 +1,6 @@
 // git for tests: a fixed identity and no user or system config.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { execa } from 'execa';
 
 export const GIT_ENV = {
@@ -13,4 +15,13 @@ export const GIT_ENV = {
 export async function git(cwd: string, ...args: string[]): Promise<string> {
   const r = await execa('git', ['-C', cwd, ...args], { env: GIT_ENV });
   return String(r.stdout);
+}
+
+/** A new repository at `dir` (created) on branch main with one commit of one file. */
+export async function initRepo(dir: string, file: string, content: string, message: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await git(dir, 'init', '-q', '-b', 'main');
+  await writeFile(join(dir, file), content);
+  await git(dir, 'add', file);
+  await git(dir, 'commit', '-qm', message);
 }

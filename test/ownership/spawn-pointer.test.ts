@@ -3,11 +3,11 @@
 // agent is told where its spawner works, in the last line of its launch prompt;
 // its own worktree branches from the base and holds none of the parent's work;
 // the parent's worktree is not touched.
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dir as tmpDir, type DirectoryResult } from 'tmp-promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { git } from '../helpers/git';
+import { git, initRepo } from '../helpers/git';
 import { pointerLine } from '../../src/pointer/pointer';
 import type { Task } from '../../src/tasks';
 import { makeFleetEnv, runFleet, waitFor, type CliResult, type FleetEnv } from '../helpers/env';
@@ -82,11 +82,7 @@ beforeAll(async () => {
   fe = await makeFleetEnv(server.name);
   tmp = await tmpDir({ unsafeCleanup: true, prefix: 'fleet-e2e-' });
   repo = join(tmp.path, 'my repo');
-  await mkdir(repo);
-  await git(repo, 'init', '-q', '-b', 'main');
-  await writeFile(join(repo, 'shared.txt'), 'base\n');
-  await git(repo, 'add', 'shared.txt');
-  await git(repo, 'commit', '-qm', 'base');
+  await initRepo(repo, 'shared.txt', 'base\n', 'base');
 
   // The parent: spawned with --worktree from the repository, stamped by its stand-in.
   const rec = join(tmp.path, 'parent.json');

@@ -3,7 +3,7 @@ import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dir as tmpDir, type DirectoryResult } from 'tmp-promise';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { git } from '../helpers/git';
+import { git, initRepo } from '../helpers/git';
 import { FleetError, UsageError } from '../../src/errors';
 import { createTaskWorktree, removeTaskWorktree, taskWorktreePath } from '../../src/ownership/worktree';
 
@@ -35,11 +35,7 @@ beforeEach(async () => {
   tmp = await tmpDir({ unsafeCleanup: true, prefix: 'fleet-wt-' });
   repo = join(tmp.path, 'repo');
   home = join(tmp.path, 'home');
-  await mkdir(repo);
-  await git(repo, 'init', '-q', '-b', 'main');
-  await writeFile(join(repo, 'a.txt'), 'one\n');
-  await git(repo, 'add', 'a.txt');
-  await git(repo, 'commit', '-qm', 'first');
+  await initRepo(repo, 'a.txt', 'one\n', 'first');
   first = (await git(repo, 'rev-parse', 'HEAD')).trim();
   await git(repo, 'branch', 'release');
   await writeFile(join(repo, 'b.txt'), 'two\n');
