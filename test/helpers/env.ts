@@ -1,5 +1,5 @@
 // Temp homes and registries (tmp-promise), and running the built helper.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { dir as tmpDir } from 'tmp-promise';
@@ -14,9 +14,23 @@ export interface FleetEnv {
   cleanup(): Promise<void>;
 }
 
+/**
+ * A temp directory (tmp-promise) whose cleanup survives a process of the test
+ * still finishing a write in it (a lock, a temp file): rm retries ENOTEMPTY/EBUSY.
+ */
+export interface TempDir {
+  path: string;
+  cleanup(): Promise<void>;
+}
+
+export async function makeTempDir(prefix = 'fleet-test-'): Promise<TempDir> {
+  const d = await tmpDir({ unsafeCleanup: true, prefix });
+  return { path: d.path, cleanup: () => rm(d.path, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) };
+}
+
 /** A temp fleet home, Claude config dir and registry; env aims the helper at them (and at no tmux server yet). */
 export async function makeFleetEnv(socketName?: string): Promise<FleetEnv> {
-  const d = await tmpDir({ unsafeCleanup: true, prefix: 'fleet-test-' });
+  const d = await makeTempDir();
   const home = join(d.path, 'home');
   const claudeDir = join(d.path, 'claude');
   const registry = join(claudeDir, 'sessions');
@@ -28,7 +42,7 @@ export async function makeFleetEnv(socketName?: string): Promise<FleetEnv> {
     TMUX_FLEET_BIN: FLEET_BIN,
   };
   if (socketName) env.TMUX_FLEET_SOCKET = socketName;
-  return { root: d.path, home, registry, claudeDir, env, cleanup: () => d.cleanup() };
+  return { root: d.path, home, registry, claudeDir, env, cleanup: d.cleanup };
 }
 
 export interface CliResult {

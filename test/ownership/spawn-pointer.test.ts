@@ -5,12 +5,11 @@
 // the parent's worktree is not touched.
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { dir as tmpDir, type DirectoryResult } from 'tmp-promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, initRepo } from '../helpers/git';
 import { pointerLine } from '../../src/pointer/pointer';
 import type { Task } from '../../src/tasks';
-import { makeFleetEnv, runFleet, waitFor, type CliResult, type FleetEnv } from '../helpers/env';
+import { makeTempDir, makeFleetEnv, runFleet, waitFor, type CliResult, type FleetEnv, type TempDir } from '../helpers/env';
 import { STAND_IN } from '../helpers/paths';
 import { startServer, type TestServer } from '../helpers/tmux-server';
 
@@ -28,7 +27,7 @@ interface Received {
 
 let server: TestServer;
 let fe: FleetEnv;
-let tmp: DirectoryResult;
+let tmp: TempDir;
 let repo: string;
 let parent: Task;
 let parentPane: string;
@@ -80,7 +79,7 @@ async function snapshot(worktree: string) {
 beforeAll(async () => {
   server = await startServer();
   fe = await makeFleetEnv(server.name);
-  tmp = await tmpDir({ unsafeCleanup: true, prefix: 'fleet-e2e-' });
+  tmp = await makeTempDir('fleet-e2e-');
   repo = join(tmp.path, 'my repo');
   await initRepo(repo, 'shared.txt', 'base\n', 'base');
 

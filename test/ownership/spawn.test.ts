@@ -224,6 +224,8 @@ describe('spawn', () => {
       const t0 = Date.now();
       await waitFor(async () => (await w.display(`op-boot${i}`, '#{@claude_session_id}')) !== '', 'stamp', 10_000, 5);
       times.push(Date.now() - t0);
+      // The stamp sets the option first, then fills the task: wait for that write too.
+      await w.waitOwner(`boot${i}`);
     }
     times.sort((a, b) => a - b);
     // Not a budget, a measurement for the closing note.

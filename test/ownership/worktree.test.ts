@@ -1,11 +1,11 @@
 // createTaskWorktree / removeTaskWorktree on real temp git repositories.
 import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { dir as tmpDir, type DirectoryResult } from 'tmp-promise';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git, initRepo } from '../helpers/git';
 import { FleetError, UsageError } from '../../src/errors';
 import { createTaskWorktree, removeTaskWorktree, taskWorktreePath } from '../../src/ownership/worktree';
+import { makeTempDir, type TempDir } from '../helpers/env';
 
 
 
@@ -25,14 +25,14 @@ async function repoState(repo: string) {
   };
 }
 
-let tmp: DirectoryResult;
+let tmp: TempDir;
 let repo: string;
 let home: string;
 let first: string;
 let second: string;
 
 beforeEach(async () => {
-  tmp = await tmpDir({ unsafeCleanup: true, prefix: 'fleet-wt-' });
+  tmp = await makeTempDir('fleet-wt-');
   repo = join(tmp.path, 'repo');
   home = join(tmp.path, 'home');
   await initRepo(repo, 'a.txt', 'one\n', 'first');

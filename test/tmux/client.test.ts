@@ -2,20 +2,19 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { dir as tmpDir, type DirectoryResult } from 'tmp-promise';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { socketFromEnv } from '../../src/context';
 import { TmuxError } from '../../src/errors';
 import { Tmux } from '../../src/tmux';
-import { sleep } from '../helpers/env';
+import { makeTempDir, sleep, type TempDir } from '../helpers/env';
 import { startServer, type TestServer } from '../helpers/tmux-server';
 
 let server: TestServer;
-let tmp: DirectoryResult;
+let tmp: TempDir;
 
 beforeEach(async () => {
   server = await startServer();
-  tmp = await tmpDir({ unsafeCleanup: true, prefix: 'fleet-test-' });
+  tmp = await makeTempDir('fleet-test-');
 });
 
 afterEach(async () => {
