@@ -1,7 +1,7 @@
 // Atomic replacement of a file: a temp file in the same directory, fsync,
 // rename over, fsync the directory. A reader sees the old or the new file,
 // never a torn one; a writer killed mid-way leaves at most a stray temp file.
-import { chmod, open, rename, unlink } from 'node:fs/promises';
+import { chmod, close, fsync, open, rename, unlink, writeNewFile } from './fs-async';
 import { basename, dirname, join } from 'node:path';
 
 let counter = 0;
@@ -14,16 +14,12 @@ function tempName(file: string): string {
 
 export async function writeFileAtomic(file: string, text: string, mode = 0o600): Promise<void> {
   const tmp = tempName(file);
-  const fh = await open(tmp, 'wx', mode);
   try {
-    await fh.writeFile(text);
-    await fh.sync();
+    await writeNewFile(tmp, text, 'wx', mode, true);
   } catch (err) {
-    await fh.close().catch(() => undefined);
     await unlink(tmp).catch(() => undefined);
     throw err;
   }
-  await fh.close();
   // open() applies the umask; the mode asked for is the mode kept.
   await chmod(tmp, mode).catch(() => undefined);
   try {
@@ -32,6 +28,6 @@ export async function writeFileAtomic(file: string, text: string, mode = 0o600):
     await unlink(tmp).catch(() => undefined);
     throw err;
   }
-  const dh = await open(dirname(file), 'r').catch(() => null);
-  if (dh) await dh.sync().catch(() => undefined).finally(() => dh.close());
+  const dir = await open(dirname(file), 'r').catch(() => null);
+  if (dir !== null) await fsync(dir).catch(() => undefined).finally(() => close(dir));
 }

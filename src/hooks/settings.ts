@@ -2,7 +2,7 @@
 //   {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "'<helper>' stamp"}]}]}}
 // Only the parts we touch are validated (loosely); every other key, hook and
 // group is kept as it was. A file that is not valid JSON is never written.
-import { chmod, copyFile, lstat, mkdir, readFile, realpath, stat } from 'node:fs/promises';
+import { chmod, copyFile, lstat, mkdir, readFile, realpath, stat } from '../fs-async';
 import { dirname, join } from 'node:path';
 import * as z from '../zod';
 import { claudeConfigDir } from '../context';

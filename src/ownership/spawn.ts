@@ -9,7 +9,7 @@
 // with the agent); then ONE locked task write. Each later failure undoes the
 // earlier steps.
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rmdir, stat, unlink, writeFile } from '../fs-async';
 import { isAbsolute, join, resolve } from 'node:path';
 import { taskDir, tasksDir, type Context } from '../context';
 import { FleetError, UsageError, errorMessage } from '../errors';

@@ -15,7 +15,7 @@
 //   branch was created at.
 // - Every git call is an argv array through execa; no shell ever sees a value.
 // - Failure leaves nothing behind: no branch, no worktree registration, no directory.
-import { lstat, mkdir, rm, rmdir } from 'node:fs/promises';
+import { lstat, mkdir, rm, rmdir } from '../fs-async';
 import { isAbsolute, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { FleetError, UsageError } from '../errors';

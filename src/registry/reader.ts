@@ -1,7 +1,7 @@
 // Reads Claude Code's registry directory. Only regular files named
 // <digits>.json are opened: the *.key files beside them are credentials.
 import { constants, lstatSync } from 'node:fs';
-import { lstat, open, readdir } from 'node:fs/promises';
+import { close, fstat, lstat, open, read, readdir } from '../fs-async';
 import { join } from 'node:path';
 import { RegistryRowSchema, type RegistryEntry } from './schema';
 
@@ -36,10 +36,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function readCapped(file: string): Promise<string | null> {
   const st = await lstat(file);
   if (!st.isFile() || st.size > MAX_ROW_BYTES) return null;
-  const fh = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const fd = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     // Swapped for something else between lstat and open: never read it.
-    if (!(await fh.stat()).isFile()) return null;
+    if (!(await fstat(fd)).isFile()) return null;
     const buf = Buffer.alloc(Math.min(st.size + 4096, MAX_ROW_BYTES + 1));
     let total = 0;
     for (;;) {
@@ -47,14 +47,14 @@ async function readCapped(file: string): Promise<string | null> {
         if (total > MAX_ROW_BYTES) return null;
         break;
       }
-      const { bytesRead } = await fh.read(buf, total, buf.length - total, total);
+      const { bytesRead } = await read(fd, buf, total, buf.length - total, total);
       if (bytesRead === 0) break;
       total += bytesRead;
     }
     if (total > MAX_ROW_BYTES) return null;
     return buf.subarray(0, total).toString('utf8');
   } finally {
-    await fh.close();
+    await close(fd);
   }
 }
 

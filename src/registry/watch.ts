@@ -4,7 +4,7 @@
 // signature (the directory and its entries: names, sizes, mtimes) and starts
 // no process. Changes are debounced into one call.
 import { watch, type FSWatcher } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat, readdir } from '../fs-async';
 import { join } from 'node:path';
 
 export interface WatchOptions {

@@ -5,7 +5,7 @@
 // system calls; each wake is one tmux read, the verdicts and hops computed in
 // memory, and the changed options written in one tmux call.
 import { readdirSync, watch, type FSWatcher } from 'node:fs';
-import { mkdir, open, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, unlink, writeFile, writeNewFile } from '../fs-async';
 import { join } from 'node:path';
 import { runDir, tasksDir } from '../context';
 import { FleetError, errorMessage } from '../errors';
@@ -129,9 +129,7 @@ export class Supervisor {
     await mkdir(runDir(this.cfg.home), { recursive: true, mode: 0o700 });
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        const fh = await open(this.pidFile, 'wx', 0o600);
-        await fh.writeFile(pidFileContent());
-        await fh.close();
+        await writeNewFile(this.pidFile, pidFileContent(), 'wx', 0o600, false);
         return;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;

@@ -1,7 +1,7 @@
 // An exclusive lock on one task directory: a `.lock` file created with O_EXCL
 // holding the owner's pid and start time. A lock whose process is gone (or
 // whose pid now belongs to another process) is stale and is broken.
-import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, readFile, rename, stat, unlink, writeNewFile } from '../fs-async';
 import { join } from 'node:path';
 import { FleetError } from '../errors';
 import { pidExists, procStartTicks } from '../proc';
@@ -49,12 +49,7 @@ export async function withDirLock<T>(dir: string, fn: () => Promise<T>, opts: Lo
   let delay = 2;
   for (;;) {
     try {
-      const fh = await open(lockPath, 'wx', 0o600);
-      try {
-        await fh.writeFile(identity);
-      } finally {
-        await fh.close();
-      }
+      await writeNewFile(lockPath, identity, 'wx', 0o600, false);
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;

@@ -1,6 +1,6 @@
 // The task store: the only code that writes task.json.
 import { statSync } from 'node:fs';
-import { chmod, mkdir, readFile, readdir } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir } from '../fs-async';
 import { join } from 'node:path';
 import { taskDir, tasksDir } from '../context';
 import { writeFileAtomic } from '../fs-atomic';
