@@ -2,10 +2,11 @@
 import type { Context } from '../context';
 import { renderCheck, runDoctor } from '../doctor';
 import type { Args } from './spec';
+import { writeStdout } from './output';
 
 export async function run(args: Args, ctx: Context): Promise<number> {
   const report = await runDoctor(ctx, { session: typeof args.session === 'string' ? args.session : undefined });
-  if (ctx.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-  else process.stdout.write(report.checks.map((c) => `${renderCheck(c)}\n`).join(''));
+  if (ctx.json) writeStdout(`${JSON.stringify(report)}\n`);
+  else writeStdout(report.checks.map((c) => `${renderCheck(c)}\n`).join(''));
   return report.ok ? 0 : 1;
 }

@@ -10,8 +10,9 @@ import { Tmux } from '../tmux';
 import { paneSession } from '../tmux/pane';
 import { runningSupervisor } from '../status/runtime';
 import type { Args } from './spec';
+import { writeStdout, writeStderr } from './output';
 
-const out = (line: string) => process.stdout.write(`${line}\n`);
+const out = (line: string) => writeStdout(`${line}\n`);
 
 export async function run(args: Args, ctx: Context): Promise<number> {
   const tmux = new Tmux(ctx.socket);
@@ -68,8 +69,8 @@ async function watch(tmux: Tmux, ctx: Context): Promise<number> {
       if (ctx.json) out(JSON.stringify({ event: e.kind, session: e.session, base: e.base, from: e.from, to: e.to, jobId: e.jobId }));
       else out(`${e.session}: ${hopToast(e).replace(/^fleet: /, '')}`);
     },
-    onError: (err) => process.stderr.write(`tmux-fleet: follow --watch: ${err instanceof Error ? err.message : String(err)}\n`),
+    onError: (err) => writeStderr(`tmux-fleet: follow --watch: ${err instanceof Error ? err.message : String(err)}\n`),
   });
-  if (why === 'server-gone' && !ctx.json) process.stderr.write(`tmux-fleet: follow --watch: ${tmux.describeServer()} went away\n`);
+  if (why === 'server-gone' && !ctx.json) writeStderr(`tmux-fleet: follow --watch: ${tmux.describeServer()} went away\n`);
   return 0;
 }

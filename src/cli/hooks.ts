@@ -9,6 +9,7 @@ import type { Context } from '../context';
 import { UsageError } from '../errors';
 import { hookStatus, installHook, settingsFile, stampCommand, uninstallHook } from '../hooks/settings';
 import type { Args } from './spec';
+import { writeStdout } from './output';
 
 /** The running helper's own file (the bundle), symlinks resolved. */
 function helperPath(): string {
@@ -29,6 +30,6 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   else if (action === 'uninstall') r = await uninstallHook(file, command);
   else if (action === 'status') r = await hookStatus(file, command);
   else throw new UsageError(`hooks: <action> must be install, uninstall or status, not ${JSON.stringify(action)}`);
-  process.stdout.write(ctx.json ? `${JSON.stringify(r)}\n` : `${r.message}\n`);
+  writeStdout(ctx.json ? `${JSON.stringify(r)}\n` : `${r.message}\n`);
   return action === 'status' && !r.installed ? 1 : 0;
 }

@@ -3,6 +3,7 @@ import { makeContext } from '../context';
 import { FleetError, UsageError } from '../errors';
 import { commandName, parseCommandArgs } from './parse';
 import { findCommand, type Args } from './spec';
+import { writeStdout, writeStderr } from './output';
 
 declare const __FLEET_VERSION__: string;
 const VERSION = typeof __FLEET_VERSION__ === 'string' ? __FLEET_VERSION__ : '0.0.0-dev';
@@ -30,7 +31,7 @@ export async function main(argv: string[]): Promise<number> {
       return await runCommand(spec.name, parseCommandArgs(spec, argv));
     }
     if (!name && argv.includes('--version')) {
-      process.stdout.write(`${VERSION}\n`);
+      writeStdout(`${VERSION}\n`);
       return 0;
     }
     const { runWithYargs } = await import('./cold');
@@ -47,8 +48,8 @@ export function report(err: unknown): number {
   const message = err instanceof Error ? err.message : String(err);
   if (message) {
     const line = message.split('\n').map((s) => s.trim()).filter(Boolean).join(' ');
-    process.stderr.write(`tmux-fleet: ${line}\n`);
+    writeStderr(`tmux-fleet: ${line}\n`);
   }
-  if (debug && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  if (debug && err instanceof Error && err.stack) writeStderr(`${err.stack}\n`);
   return code;
 }

@@ -2,11 +2,12 @@ import type { Context } from '../context';
 import { verdictLine } from '../ownership/judge';
 import { judgeTask, judgementJson } from '../ownership/owner';
 import type { Args } from './spec';
+import { writeStdout } from './output';
 
 /** The judge: exit 0 (you own it), 9 (someone else does), 5 (nobody can be named yet). */
 export async function run(args: Args, ctx: Context): Promise<number> {
   const j = await judgeTask(ctx, args.slug, args.as);
   const line = ctx.json ? JSON.stringify(judgementJson(j)) : verdictLine(j.slug, j.decision);
-  process.stdout.write(`${line}\n`);
+  writeStdout(`${line}\n`);
   return j.decision.verdict;
 }

@@ -4,6 +4,7 @@ import { UsageError } from '../errors';
 import { findParentRecord } from '../ownership/parent';
 import { pointerLine } from '../pointer/pointer';
 import type { Args } from './spec';
+import { writeStdout } from './output';
 
 export async function run(args: Args, ctx: Context): Promise<number> {
   const parent = args.parent;
@@ -11,7 +12,7 @@ export async function run(args: Args, ctx: Context): Promise<number> {
     throw new UsageError('pointer: missing --parent <sid> (the spawner session id)');
   }
   const line = pointerLine(await findParentRecord(ctx.home, parent.trim()));
-  if (ctx.json) process.stdout.write(`${JSON.stringify({ parent: parent.trim(), pointer: line })}\n`);
-  else if (line !== null) process.stdout.write(`${line}\n`);
+  if (ctx.json) writeStdout(`${JSON.stringify({ parent: parent.trim(), pointer: line })}\n`);
+  else if (line !== null) writeStdout(`${line}\n`);
   return 0;
 }

@@ -1,6 +1,7 @@
 import type { Context } from '../context';
 import { spawnTask } from '../ownership/spawn';
 import type { Args } from './spec';
+import { writeStdout } from './output';
 
 const str = (v: unknown): string | undefined => (v === undefined ? undefined : String(v));
 
@@ -20,10 +21,10 @@ export async function run(args: Args, ctx: Context): Promise<number> {
     resume: Boolean(args.resume),
   });
   if (ctx.json) {
-    process.stdout.write(`${JSON.stringify(r)}\n`);
+    writeStdout(`${JSON.stringify(r)}\n`);
   } else {
     const where = r.worktree ? `worktree ${r.worktree} (${r.branch} from ${r.base})` : r.cwd;
-    process.stdout.write(
+    writeStdout(
       `${r.respawn ? 'respawned' : 'spawned'} ${r.slug} in tmux session ${r.session} (${where})${r.resumed ? `, resuming ${r.resumed}` : ''}; owner pending until the agent stamps\n`,
     );
   }

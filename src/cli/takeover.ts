@@ -2,6 +2,7 @@ import type { Context } from '../context';
 import { ExitWith } from '../errors';
 import { takeover } from '../ownership/takeover';
 import type { Args } from './spec';
+import { writeStdout } from './output';
 
 export async function run(args: Args, ctx: Context): Promise<number> {
   let r;
@@ -10,18 +11,18 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   } catch (err) {
     // --json prints exactly one object, a refusal included.
     if (ctx.json && err instanceof ExitWith && err.exitCode === 9) {
-      process.stdout.write(`${JSON.stringify({ slug: String(args.slug), refused: true, reason: err.message })}\n`);
+      writeStdout(`${JSON.stringify({ slug: String(args.slug), refused: true, reason: err.message })}\n`);
       return 9;
     }
     throw err;
   }
   if (ctx.json) {
     const { before, ...rest } = r;
-    process.stdout.write(`${JSON.stringify({ ...rest, refused: false, before: { verdict: before.verdict, owner: before.owner, liveness: before.liveness, reason: before.reason } })}\n`);
+    writeStdout(`${JSON.stringify({ ...rest, refused: false, before: { verdict: before.verdict, owner: before.owner, liveness: before.liveness, reason: before.reason } })}\n`);
   } else if (r.already) {
-    process.stdout.write(`${r.slug}: ${r.asker} already owns it; nothing changed\n`);
+    writeStdout(`${r.slug}: ${r.asker} already owns it; nothing changed\n`);
   } else {
-    process.stdout.write(`${r.slug}: ${r.asker} is the Driver now (epoch ${r.epoch}, from ${r.from || 'nobody named'}, ${r.reason})\n`);
+    writeStdout(`${r.slug}: ${r.asker} is the Driver now (epoch ${r.epoch}, from ${r.from || 'nobody named'}, ${r.reason})\n`);
   }
   return 0;
 }

@@ -4,6 +4,7 @@ import { tasksTable } from '../status/table';
 import { readFleetView } from '../status/view';
 import { Tmux } from '../tmux';
 import type { Args } from './spec';
+import { writeStdout, writeStderr } from './output';
 
 /** Every task: owner, the verdict for the session in its pane, liveness, hop, agent state, age. */
 export async function run(_args: Args, ctx: Context): Promise<number> {
@@ -24,15 +25,15 @@ export async function run(_args: Args, ctx: Context): Promise<number> {
       lastHandover: lastHandover(t.task),
       error: t.error,
     }));
-    process.stdout.write(`${JSON.stringify({ tasks, tmuxError: view.tmuxError, registry: view.registry })}\n`);
+    writeStdout(`${JSON.stringify({ tasks, tmuxError: view.tmuxError, registry: view.registry })}\n`);
     return 0;
   }
   if (view.tasks.length === 0) {
-    process.stdout.write(`no tasks in ${ctx.home}/tasks\n`);
+    writeStdout(`no tasks in ${ctx.home}/tasks\n`);
   } else {
-    process.stdout.write(`${tasksTable(view).join('\n')}\n`);
+    writeStdout(`${tasksTable(view).join('\n')}\n`);
   }
-  if (view.tmuxError) process.stderr.write(`tmux-fleet: tmux not read, pending verdicts cannot tell: ${view.tmuxError}\n`);
-  for (const t of view.tasks) if (t.error) process.stderr.write(`tmux-fleet: ${t.error}\n`);
+  if (view.tmuxError) writeStderr(`tmux-fleet: tmux not read, pending verdicts cannot tell: ${view.tmuxError}\n`);
+  for (const t of view.tasks) if (t.error) writeStderr(`tmux-fleet: ${t.error}\n`);
   return 0;
 }
