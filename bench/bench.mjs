@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: SPEC section 10's budgets, measured on this machine, written
-// to bench/results.md. Drives the built helper (dist/tmux-fleet.mjs). Every
+// to bench/results.md. Drives the built helper (dist/tmux-fleet.cjs). Every
 // tmux server is private (`-L fleet-bench-<random> -f /dev/null`) and killed at
 // the end, also on failure. Each figure is a ratio or a count taken in one run.
 //
@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = join(root, 'dist', 'tmux-fleet.mjs');
+const BIN = join(root, 'dist', 'tmux-fleet.cjs');
 const QUICK = process.env.BENCH_QUICK === '1';
 const num = (name, dflt, quick) => {
   const v = Number(process.env[name]);

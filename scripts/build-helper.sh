@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the helper (dist/tmux-fleet.mjs) in the plugin directory, then starts
+# Builds the helper (dist/tmux-fleet.cjs) in the plugin directory, then starts
 # the supervisor. tmux-plugin.tmux runs this in the background on first load;
 # it never blocks tmux start-up. A lock directory keeps two loads from
 # building at once. Outcome: display-message, and the fleet log.

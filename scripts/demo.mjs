@@ -31,7 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const HELPER = join(ROOT, 'dist', 'tmux-fleet.mjs');
+const HELPER = join(ROOT, 'dist', 'tmux-fleet.cjs');
 const PLUGIN = join(ROOT, 'tmux-plugin.tmux');
 const STAND_IN = join(ROOT, 'test', 'fixtures', 'stand-in-agent.mjs');
 const NODE = process.execPath;

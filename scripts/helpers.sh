@@ -62,16 +62,16 @@ display_message() {
 	fi
 }
 
-# The helper: <plugin dir>/dist/tmux-fleet.mjs, run with node.
+# The helper: <plugin dir>/dist/tmux-fleet.cjs, run with node.
 fleet_node() {
 	printf '%s\n' "${TMUX_FLEET_NODE:-node}"
 }
 
 fleet_helper_path() {
-	printf '%s/dist/tmux-fleet.mjs\n' "$(fleet_plugin_dir)"
+	printf '%s/dist/tmux-fleet.cjs\n' "$(fleet_plugin_dir)"
 }
 
-# The helper as a shell command prefix: 'node' '/path/dist/tmux-fleet.mjs'
+# The helper as a shell command prefix: 'node' '/path/dist/tmux-fleet.cjs'
 fleet_helper_command() {
 	printf '%s %s\n' "$(shell_quote "$(fleet_node)")" "$(shell_quote "$(fleet_helper_path)")"
 }

@@ -6,7 +6,7 @@
 setup() {
 	load helpers
 	fleet_setup --no-helper
-	FAKE="$ROOT/test/fixtures/fake-helper.mjs"
+	FAKE="$ROOT/test/fixtures/fake-helper.cjs"
 }
 
 teardown() {
@@ -14,7 +14,7 @@ teardown() {
 }
 
 @test "a missing helper is built in the background; the plugin returns at once" {
-	export TMUX_FLEET_BUILD_CMD="echo build >>builds.log; sleep 2; mkdir -p dist && cp '$FAKE' dist/tmux-fleet.mjs"
+	export TMUX_FLEET_BUILD_CMD="echo build >>builds.log; sleep 2; mkdir -p dist && cp '$FAKE' dist/tmux-fleet.cjs"
 	local start=$SECONDS
 	run load_plugin
 	assert_success
@@ -22,7 +22,7 @@ teardown() {
 	# Keys and options are in place before the helper exists.
 	run t list-keys -T prefix F
 	assert_output --partial fleet-popup.sh
-	[ ! -f "$PLUGIN/dist/tmux-fleet.mjs" ]
+	[ ! -f "$PLUGIN/dist/tmux-fleet.cjs" ]
 	run cat "$TMUX_FLEET_HOME/log"
 	assert_output --partial "building it in the background"
 
@@ -35,7 +35,7 @@ teardown() {
 }
 
 @test "two loads while building build once" {
-	export TMUX_FLEET_BUILD_CMD="echo build >>builds.log; sleep 2; mkdir -p dist && cp '$FAKE' dist/tmux-fleet.mjs"
+	export TMUX_FLEET_BUILD_CMD="echo build >>builds.log; sleep 2; mkdir -p dist && cp '$FAKE' dist/tmux-fleet.cjs"
 	load_plugin
 	sleep 0.3
 	load_plugin
@@ -50,7 +50,7 @@ teardown() {
 @test "a stale lock of a dead builder is broken" {
 	mkdir "$PLUGIN/.fleet-build.lock"
 	sh -c 'echo $$' >"$PLUGIN/.fleet-build.lock/pid"
-	export TMUX_FLEET_BUILD_CMD="mkdir -p dist && cp '$FAKE' dist/tmux-fleet.mjs"
+	export TMUX_FLEET_BUILD_CMD="mkdir -p dist && cp '$FAKE' dist/tmux-fleet.cjs"
 	load_plugin
 	wait_for 15 grep -q supervise "$PLUGIN/calls.log"
 }

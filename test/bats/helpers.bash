@@ -14,7 +14,7 @@ make_plugin_copy() {
 	cp -R "$ROOT/tmux-plugin.tmux" "$ROOT/scripts" "$ROOT/package.json" "$dir/"
 	if [ "${2-}" != "--no-helper" ]; then
 		mkdir -p "$dir/dist"
-		cp "$ROOT/test/fixtures/fake-helper.mjs" "$dir/dist/tmux-fleet.mjs"
+		cp "$ROOT/test/fixtures/fake-helper.cjs" "$dir/dist/tmux-fleet.cjs"
 	fi
 }
 

@@ -1,4 +1,4 @@
-// The built helper, run as a user runs it (dist/tmux-fleet.mjs, clean environment).
+// The built helper, run as a user runs it (dist/tmux-fleet.cjs, clean environment).
 // runFleet (execa) strips the final newline of stdout.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';

@@ -1,0 +1,58 @@
+// The built helper is one file, and the hot commands load only what they use
+// (SPEC section 10). Counted from the Node modules the process loaded, never
+// from wall time.
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeFleetEnv, runFleet, type FleetEnv } from '../helpers/env';
+import { FLEET_BIN, ROOT } from '../helpers/paths';
+
+let fenv: FleetEnv;
+beforeAll(async () => {
+  fenv = await makeFleetEnv('fleet-test-no-such-server');
+});
+afterAll(async () => {
+  await fenv.cleanup();
+});
+
+/** Runs the helper with a preload that records, at exit, which built-in modules were loaded. */
+async function loadedModules(args: string[]): Promise<{ exitCode: number; stdout: string; modules: string[] }> {
+  const preload = join(fenv.root, 'record-modules.cjs');
+  const list = join(fenv.root, `modules-${args[0]}.json`);
+  await writeFile(
+    preload,
+    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));\n`,
+  );
+  const r = await runFleet(args, { env: { ...fenv.env, NODE_OPTIONS: `--require ${preload}` } });
+  const modules = JSON.parse(await readFile(list, 'utf8')) as string[];
+  return { exitCode: r.exitCode, stdout: r.stdout, modules };
+}
+
+describe('the bundle', () => {
+  it('is one file in dist/, CommonJS, ASCII only', async () => {
+    const files = (await readdir(join(ROOT, 'dist'))).filter((f) => !f.endsWith('.tmp'));
+    expect(files.filter((f) => f !== 'tmux-fleet.cjs' && f !== 'tmux-fleet.mjs' && f !== 'chunks')).toEqual([]);
+    expect(files).toContain('tmux-fleet.cjs');
+    const text = await readFile(FLEET_BIN, 'utf8');
+    expect(text.startsWith('#!/usr/bin/env node\n')).toBe(true);
+    expect(text).not.toMatch(/^import /m);
+    expect(text).not.toMatch(/[^\x00-\x7f]/);
+  });
+
+  it('owner on a decided task loads no child_process, no streams, no fs/promises, no readline', async () => {
+    const dir = join(fenv.home, 'tasks', 'decided');
+    await mkdir(dir, { recursive: true });
+    const now = new Date().toISOString();
+    await writeFile(join(dir, 'task.json'), JSON.stringify({ slug: 'decided', createdAt: now, updatedAt: now, driverSid: 'sid-a', driverPane: 'op-decided' }));
+    const r = await loadedModules(['owner', 'decided', '--as', 'sid-a']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^0 owner/);
+    const heavy = r.modules.filter((m) => /^NativeModule (child_process|stream|fs\/promises|internal\/readline\/interface)$/.test(m));
+    expect(heavy).toEqual([]);
+  });
+
+  it('a command that runs a process does load them: the check above can fail', async () => {
+    const r = await loadedModules(['tasks']);
+    expect(r.modules).toContain('NativeModule child_process');
+  });
+});
