@@ -5,7 +5,9 @@
 // the end, also on failure. Each figure is a ratio or a count taken in one run.
 //
 // Environment: BENCH_QUICK=1 (short runs), BENCH_RUNS (owner runs per side, 30),
-// BENCH_IDLE_S / BENCH_CHURN_S (supervisor windows, 60 s each), BENCH_TREE_S (20 s).
+// BENCH_IDLE_S / BENCH_CHURN_S (supervisor windows, 60 s each), BENCH_TREE_S (20 s),
+// BENCH_SUPERVISOR_NODE_ARGS (extra node flags for the supervisor, e.g. --cpu-prof),
+// BENCH_KEEP=1 (keep the work directory, with the supervisor's log).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -49,7 +51,8 @@ function cleanup() {
     } catch {}
   }
   for (const s of servers) spawnSync(TMUX, ['-L', s, 'kill-server'], { stdio: 'ignore' });
-  rmSync(work, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP) console.log(`kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
 }
 process.on('exit', cleanup);
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
@@ -281,7 +284,9 @@ async function benchSupervisor() {
   });
   const { rows } = makeRegistry(registry, 200, liveSids);
   const env = fleetEnv(home, { TMUX_FLEET_SOCKET: server.name, TMUX_FLEET_REGISTRY: registry });
-  const sup = spawn(process.execPath, [BIN, 'supervise'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // BENCH_SUPERVISOR_NODE_ARGS: e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where its time goes.
+  const nodeArgs = (process.env.BENCH_SUPERVISOR_NODE_ARGS || '').split(' ').filter(Boolean);
+  const sup = spawn(process.execPath, [...nodeArgs, BIN, 'supervise'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   children.add(sup);
   let supErr = '';
   sup.stderr.on('data', (d) => (supErr += d));
@@ -316,6 +321,7 @@ async function benchSupervisor() {
     note(`| c | supervisor RSS (max VmRSS), ${label} | **${w.rss.toFixed(1)} MB** | < 80 MB | ${w.rss < 80 ? 'met' : 'OVER'} |`);
   }
   sup.kill('SIGTERM');
+  await waitFor(() => sup.exitCode !== null || sup.signalCode !== null, 'supervisor exit').catch(() => undefined);
   killServer(server);
 }
 
@@ -448,4 +454,5 @@ const text = `${header.join('\n')}\n${results.join('\n')}\n`;
 const outFile = process.env.BENCH_OUT || join(root, 'bench', 'results.md');
 writeFileSync(outFile, text);
 console.log(`\nwritten to ${outFile}`);
-process.exitCode = failed ? 1 : 0;
+// Exit now: the live registry rows' sleep processes would keep the event loop up; cleanup runs on exit.
+process.exit(failed ? 1 : 0);

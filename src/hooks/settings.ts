@@ -26,7 +26,7 @@ export function shellQuote(s: string): string {
  * or an installed `tmux-fleet` bin) with the `stamp` subcommand.
  */
 export function isStampCommand(command: string): boolean {
-  return /(?:^|[\s'"/])tmux-fleet(?:\.mjs)?['"]?\s+stamp(?:\s|$)/.test(command);
+  return /(?:^|[\s'"/])tmux-fleet(?:\.[cm]js)?['"]?\s+stamp(?:\s|$)/.test(command);
 }
 
 export function settingsFile(env: NodeJS.ProcessEnv = process.env): string {

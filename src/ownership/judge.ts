@@ -4,6 +4,7 @@
 // the one session id the decision may need. The owner command, takeover and
 // the supervisor (from one list-sessions snapshot) all call decide().
 import type { Liveness } from '../registry/liveness';
+import { rowsBySession } from '../registry/row-index';
 import { ownerSid, type Handover, type Task } from '../tasks/schema';
 import type { NonceStamp, PaneRead } from '../tmux/ownership-reads';
 
@@ -156,10 +157,21 @@ export function livenessFromSnapshot(
   stamps: ReadonlySet<string> | null,
 ): Liveness {
   if (!registry.readable) return 'unknown';
-  const rows = registry.rows.filter((r) => r.row.sessionId === sid);
+  const rows = rowsBySession(registry.rows).get(sid) ?? [];
   if (rows.length > 0) return rows.some((r) => r.alive) ? 'live' : 'gone';
   if (stamps === null) return 'unknown';
   return stamps.has(sid) ? 'live' : 'gone';
+}
+
+const stampSets = new WeakMap<ReadonlyMap<string, NonceStamp>, ReadonlySet<string>>();
+/** The stamps of a sessions snapshot (never changed once read), kept beside it. */
+function stampsOf(sessions: ReadonlyMap<string, NonceStamp>): ReadonlySet<string> {
+  let set = stampSets.get(sessions);
+  if (set === undefined) {
+    set = new Set([...sessions.values()].map((s) => s.stamp).filter((s) => s !== ''));
+    stampSets.set(sessions, set);
+  }
+  return set;
 }
 
 /**
@@ -175,8 +187,8 @@ export function judgeFromSnapshot(args: {
   registry: { readable: boolean; rows: readonly RowLiveness[] };
 }): Decision {
   const sessions = args.sessions;
-  // Built only when a liveness is asked for (at most once per decision).
-  const stamps = () => (sessions ? new Set([...sessions.values()].map((s) => s.stamp).filter((s) => s !== '')) : null);
+  // Built only when a liveness is asked for, once per sessions map.
+  const stamps = () => (sessions ? stampsOf(sessions) : null);
   const pane = paneToRead(args.task);
   return decide({
     slug: args.slug,

@@ -4,6 +4,7 @@
 // work runs under a `bg` row whose jobId equals that parkedJobId, under another
 // session id. The job id is the only field the two rows share.
 import type { LiveRow } from './liveness';
+import { rowsByJob, rowsBySession } from './row-index';
 import { timeMs, type RegistryRow } from './schema';
 
 /** The most hops Follow takes before it stops with "limit". */
@@ -76,7 +77,7 @@ export function chainLink(r: LiveRow): ChainLink {
  * nothing, a missing row, a repeat, and after MAX_HOPS hops.
  */
 export function follow(rows: readonly LiveRow[], sid: string): FollowResult {
-  const start = pickBest(rows.filter((r) => r.row.sessionId === sid));
+  const start = pickBest(rowsBySession(rows).get(sid) ?? []);
   if (start === null) return { base: sid, attached: sid, hops: 0, stop: 'missing', chain: [], rows: [] };
   const path: LiveRow[] = [start];
   let stop: StopReason;
@@ -91,7 +92,7 @@ export function follow(rows: readonly LiveRow[], sid: string): FollowResult {
       stop = 'limit';
       break;
     }
-    const next = pickBest(rows.filter((r) => r.row.jobId === parked));
+    const next = pickBest(rowsByJob(rows).get(parked) ?? []);
     if (next === null) {
       stop = 'missing';
       break;

@@ -1,6 +1,6 @@
 // Whether a registry row's process is alive: kill(pid, 0) and, where the row
 // has procStart, the process start time equals it (pids get reused).
-import { collapseSpaces, pidExists, procStartLstart } from '../proc';
+import { collapseSpaces, pidExists, pidsExisting, procStartLstart } from '../proc';
 import type { RegistryRow } from './schema';
 
 /** Start times (lstart, spaces collapsed) of pids: /proc where it exists, else one ps call for all. */
@@ -95,11 +95,13 @@ export async function sessionLiveness(
  */
 export class LivenessCache {
   private starts = new Map<number, string>();
+  /** Whether each pid of the last call's rows existed: the supervisor watches these for deaths. */
+  lastExists: ReadonlyMap<number, boolean> = new Map();
 
   async liveRows(snapshot: { entries: readonly { row: RegistryRow }[] }): Promise<LiveRow[]> {
     const rows = snapshot.entries.map((e) => e.row);
-    const exists = new Map<number, boolean>();
-    for (const r of rows) if (!exists.has(r.pid)) exists.set(r.pid, pidExists(r.pid));
+    const exists = pidsExisting(rows.map((r) => r.pid));
+    this.lastExists = exists;
     for (const pid of [...this.starts.keys()]) if (!exists.get(pid)) this.starts.delete(pid);
     const need = rows.filter((r) => exists.get(r.pid) && r.procStart !== undefined && !this.starts.has(r.pid)).map((r) => r.pid);
     if (need.length > 0) for (const [pid, t] of await startTimes(need)) this.starts.set(pid, t);

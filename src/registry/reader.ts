@@ -1,7 +1,7 @@
 // Reads Claude Code's registry directory. Only regular files named
 // <digits>.json are opened: the *.key files beside them are credentials.
-import { constants, lstatSync } from 'node:fs';
-import { close, fstat, lstat, open, read, readdir } from '../fs-async';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import { readdir } from '../fs-async';
 import { join } from 'node:path';
 import { RegistryRowSchema, type RegistryEntry } from './schema';
 
@@ -31,30 +31,33 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * Reads at most MAX_ROW_BYTES of a regular file without following links or
  * blocking on FIFOs (O_NONBLOCK; the type is checked before and after open).
- * null: not a regular file, or over the cap.
+ * null: not a regular file, or over the cap. Synchronous on purpose: a row is
+ * a few hundred bytes, and five thread-pool round trips per row cost the
+ * supervisor more than the reads themselves (SPEC section 10).
  */
-async function readCapped(file: string): Promise<string | null> {
-  const st = await lstat(file);
+function readCapped(file: string): string | null {
+  const st = lstatSync(file);
   if (!st.isFile() || st.size > MAX_ROW_BYTES) return null;
-  const fd = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     // Swapped for something else between lstat and open: never read it.
-    if (!(await fstat(fd)).isFile()) return null;
-    const buf = Buffer.alloc(Math.min(st.size + 4096, MAX_ROW_BYTES + 1));
+    if (!fstatSync(fd).isFile()) return null;
+    // Unzeroed: only the bytes read are ever looked at.
+    const buf = Buffer.allocUnsafe(Math.min(st.size + 4096, MAX_ROW_BYTES + 1));
     let total = 0;
     for (;;) {
       if (total === buf.length) {
         if (total > MAX_ROW_BYTES) return null;
         break;
       }
-      const { bytesRead } = await read(fd, buf, total, buf.length - total, total);
+      const bytesRead = readSync(fd, buf, total, buf.length - total, total);
       if (bytesRead === 0) break;
       total += bytesRead;
     }
     if (total > MAX_ROW_BYTES) return null;
     return buf.subarray(0, total).toString('utf8');
   } finally {
-    await close(fd);
+    closeSync(fd);
   }
 }
 
@@ -64,7 +67,7 @@ async function readRow(file: string, opts: ReadOptions): Promise<RowRead> {
   for (let attempt = 0; attempt < 2; attempt++) {
     let text: string | null;
     try {
-      text = await readCapped(file);
+      text = readCapped(file);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { gone: true };
       return { malformed: true };

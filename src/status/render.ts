@@ -11,12 +11,12 @@ export function supervisorFormats(): Record<string, string> {
   return { ...styleFormats(), interval: '#{@fleet-interval}' };
 }
 
-export function makeRender(home: string, registry: string, onPids?: (pids: number[]) => void): Render {
+export function makeRender(home: string, registry: string, onPids?: (pidsExist: ReadonlyMap<number, boolean>) => void): Render {
   const tracker = new HopTracker();
   const source = new CachedFleetData(home, registry);
   return async (snapshot: TmuxSnapshot, hint: RenderHint): Promise<Rendered> => {
     const data = await source.load(!hint.registryOnly, hint.registryChanged);
-    onPids?.(data.rows.map((r) => r.row.pid));
+    if (data.pidsExist) onPids?.(data.pidsExist);
     const view = computeView(snapshot, data, tracker);
     const styles = stylesFrom(snapshot.config);
     const values = new Map<string, Record<SegmentOption, string>>();

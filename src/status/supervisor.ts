@@ -11,7 +11,7 @@ import { runDir, tasksDir } from '../context';
 import { FleetError, errorMessage } from '../errors';
 import { appendLog } from '../log';
 import { isValidSlug } from '../tasks/slug';
-import { pidExists, processIdentity, stillRunning, type ProcessIdentity } from '../proc';
+import { pidsExisting, processIdentity, stillRunning, type ProcessIdentity } from '../proc';
 import type { Tmux } from '../tmux';
 import { applyChanges, type OptionChange, type Toast } from '../tmux/apply';
 import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
@@ -282,15 +282,20 @@ export class Supervisor {
     if (changed || this.livenessChanged()) this.schedule(tasksChanged);
   }
 
-  private known = new Map<number, boolean>();
-  /** Processes named by the last render's registry rows: a death changes liveness without touching a file. */
-  watchPids(pids: Iterable<number>): void {
-    this.known = new Map([...pids].map((p) => [p, pidExists(p)]));
+  private alivePids: number[] = [];
+  /**
+   * The processes of the last render's registry rows that existed then (as the
+   * render saw them: no second check). A death changes liveness without
+   * touching a file, so the poll looks for one. A dead pid coming back is a
+   * reused pid, not the row's process: it is left to the next registry read.
+   */
+  watchPids(pidsExist: ReadonlyMap<number, boolean>): void {
+    this.alivePids = [...pidsExist].filter(([, exists]) => exists).map(([pid]) => pid);
   }
 
   private livenessChanged(): boolean {
-    for (const [pid, was] of this.known) if (pidExists(pid) !== was) return true;
-    return false;
+    const now = pidsExisting(this.alivePids);
+    return this.alivePids.some((pid) => !now.get(pid));
   }
 
   private async serverGoneWithin(ms: number): Promise<boolean> {

@@ -17,6 +17,8 @@ export interface FleetData {
   tasks: TaskEntry[];
   registry: RegistrySnapshot;
   rows: LiveRow[];
+  /** Whether each pid named by the rows existed when liveness was judged (the supervisor's cached load only). */
+  pidsExist?: ReadonlyMap<number, boolean>;
 }
 
 /** Task files and the registry with liveness: file reads and system calls, no process where /proc exists. */
@@ -48,7 +50,8 @@ export class CachedFleetData {
       this.registry.read(registryChanged),
     ]);
     this.lastTasks = tasks;
-    return { tasks, registry: reg, rows: await this.liveness.liveRows(reg) };
+    const rows = await this.liveness.liveRows(reg);
+    return { tasks, registry: reg, rows, pidsExist: this.liveness.lastExists };
   }
 }
 

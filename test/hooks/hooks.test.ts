@@ -83,7 +83,7 @@ describe('hooks install', () => {
   });
 
   it('points a stamp hook of another helper path at this one, without adding a second', async () => {
-    const old = { hooks: { SessionStart: [{ hooks: [{ type: 'command', command: "'/old place/tmux-fleet.cjs' stamp", timeout: 10 }] }] } };
+    const old = { hooks: { SessionStart: [{ hooks: [{ type: 'command', command: "'/old place/tmux-fleet.mjs' stamp", timeout: 10 }] }] } };
     await writeFile(settings, JSON.stringify(old));
     const r = await hooks('install');
     expect(r.exitCode).toBe(0);

@@ -2,12 +2,14 @@
 // owner / other owner / pending / hop, and the changes after a stamp, a park
 // and a takeover; hostile values shown literally; one supervisor per server.
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
 import { FLEET_BIN, STAND_IN } from '../helpers/paths';
+import { procStartLstart } from '../../src/proc';
 import { exportFleetEnv, loadPluginDefaults, startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
 import { attachStatusClient, startServer, type StatusClient, type TestServer } from '../helpers/tmux-server';
 
@@ -84,6 +86,28 @@ describe('status segments on an attached client', () => {
     await seen(c, '● owner alpha', 'owner after takeover');
     const a = clients[0]!;
     await seen(a, `▲ alpha: owner ${intruderSid.slice(0, 8)} live`, 'other owner on the old Driver');
+  });
+
+  it('shows the owner gone when its process dies and no file or session changes (the poll notices)', async () => {
+    // An owner whose row names a plain sleep: killing it changes no file and no tmux session.
+    const sleeper = spawn('sleep', ['600'], { stdio: 'ignore' });
+    const pid = sleeper.pid!;
+    await waitFor(() => procStartLstart(pid), 'sleep started');
+    const ghost = 'ghost000-0000-4000-8000-000000000001';
+    const row = join(fenv.registry, `${pid}.json`);
+    await writeFile(row, JSON.stringify({ pid, sessionId: ghost, kind: 'interactive', status: 'idle', procStart: procStartLstart(pid), updatedAt: Date.now() }));
+    const dir = join(fenv.home, 'tasks', 'ghosted');
+    await mkdir(dir, { recursive: true });
+    const now = new Date().toISOString();
+    await writeFile(join(dir, 'task.json'), JSON.stringify({ slug: 'ghosted', createdAt: now, updatedAt: now, driverSid: ghost, driverPane: 'gone-pane' }));
+    await server.newSession('watcher');
+    await server.run(['set-option', '-t', '=watcher:', '@fleet-task', 'ghosted']);
+    const c = await watch('watcher');
+    await seen(c, '▲ ghosted: owner ghost000 live', 'other owner, live');
+    const before = (await stat(row)).mtimeMs;
+    sleeper.kill('SIGKILL');
+    await seen(c, '▲ ghosted: owner ghost000 gone', 'owner gone after its process died');
+    expect((await stat(row)).mtimeMs).toBe(before);
   });
 
   it('follows a park to the job and back, with toasts, and shows the job waiting', async () => {
