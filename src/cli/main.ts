@@ -34,7 +34,7 @@ export async function main(argv: string[]): Promise<number> {
       writeStdout(`${VERSION}\n`);
       return 0;
     }
-    const { runWithYargs } = await import('./cold');
+    const { runWithYargs } = await import('./yargs-cli');
     return await runWithYargs(argv, VERSION, runCommand);
   } catch (err) {
     return report(err);
