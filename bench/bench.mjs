@@ -4,7 +4,7 @@
 // tmux server is private (`-L fleet-bench-<random> -f /dev/null`) and killed at
 // the end, also on failure. Each figure is a ratio or a count taken in one run.
 //
-// Environment: BENCH_QUICK=1 (short runs), BENCH_RUNS (owner runs per side, 30),
+// Environment: BENCH_QUICK=1 (short runs), BENCH_RUNS (owner runs per side, 40),
 // BENCH_IDLE_S / BENCH_CHURN_S (supervisor windows, 60 s each), BENCH_TREE_S (20 s),
 // BENCH_SUPERVISOR_NODE_ARGS (extra node flags for the supervisor, e.g. --cpu-prof),
 // BENCH_KEEP=1 (keep the work directory, with the supervisor's log).
@@ -22,7 +22,7 @@ const num = (name, dflt, quick) => {
   const v = Number(process.env[name]);
   return Number.isFinite(v) && v > 0 ? v : QUICK ? quick : dflt;
 };
-const RUNS = num('BENCH_RUNS', 30, 10);
+const RUNS = num('BENCH_RUNS', 40, 10);
 const IDLE_S = num('BENCH_IDLE_S', 60, 10);
 const CHURN_S = num('BENCH_CHURN_S', 60, 10);
 const TREE_S = num('BENCH_TREE_S', 20, 6);
@@ -100,7 +100,10 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
+const settle = new Int32Array(new SharedArrayBuffer(4));
 function timeRun(argv, env) {
+  // A pause first: a tmux server still busy after the previous run's client left would slow this one.
+  Atomics.wait(settle, 0, 0, 40);
   const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, argv, { stdio: 'ignore', env });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
@@ -200,6 +203,8 @@ async function benchOwner() {
     ['decided task (no tmux call)', [BIN, 'owner', 'decided', '--as', owner]],
     ['pending task (one tmux call)', [BIN, 'owner', 'pending', '--as', owner]],
   ];
+  // Not a budget: the floor under any command that runs tmux once, Node starting one tmux client and nothing else.
+  const floor = ['-e', `require('node:child_process').spawnSync(${JSON.stringify(TMUX)}, ['-L', ${JSON.stringify(server.name)}, 'display-message', '-p', 'x'])`];
   // BENCH_BEFORE_BIN: an older build measured in the same alternating run (before/after figures).
   const before = process.env.BENCH_BEFORE_BIN;
   if (before) cases.push(...cases.map(([label, args]) => [`${label}, before (${before})`, [before, ...args.slice(1)]]));
@@ -208,19 +213,26 @@ async function benchOwner() {
     if (r.status !== 0) throw new Error(`owner ${args.join(' ')} answered ${r.status}: ${r.stdout}${r.stderr}`);
   }
   const base = [];
+  const floorTimes = [];
   const times = cases.map(() => []);
   for (let i = 0; i < RUNS + 3; i++) {
     const b = timeRun(['-e', '0'], env);
     const t = cases.map(([, args]) => timeRun(args, env));
+    const f = timeRun(floor, env);
     if (i < 3) continue; // warm-up
     base.push(b.ms);
+    floorTimes.push(f.ms);
     t.forEach((x, j) => times[j].push(x.ms));
   }
+  // The ratio of each run to the `node -e 0` run just before it, then the median of those:
+  // a shared machine drifts within a run, and pairs cancel the drift.
+  const pairedRatio = (xs) => median(xs.map((x, i) => x / base[i]));
   const mb = median(base);
-  note(`| a | \`node -e 0\` median | ${mb.toFixed(1)} ms | | ${RUNS} runs, alternating |`);
+  note(`| a | \`node -e 0\` median | ${mb.toFixed(1)} ms | | ${RUNS} runs, alternating; ratios are medians of run / the \`node -e 0\` run before it |`);
+  note(`| a | floor for one tmux call: \`node -e\` running \`tmux display-message\` once (child_process, nothing else) | **${pairedRatio(floorTimes).toFixed(2)}x** (${median(floorTimes).toFixed(1)} ms) | reference | |`);
   cases.forEach(([label], j) => {
     const m = median(times[j]);
-    const ratio = m / mb;
+    const ratio = pairedRatio(times[j]);
     note(`| a | \`owner\` ${label}: median ratio to \`node -e 0\` | **${ratio.toFixed(2)}x** (${m.toFixed(1)} ms) | ≤ 1.25x | ${ratio <= 1.25 ? 'met' : 'OVER'} |`);
   });
   killServer(server);
