@@ -1,7 +1,8 @@
 // What commands print, written straight to fd 1 and 2. Touching
 // process.stdout loads Node's stream modules, about 3 ms on every `owner`
 // call (SPEC section 10). A descriptor that cannot take the bytes now (a
-// non-blocking pipe: EAGAIN) gets the rest through the stream instead.
+// non-blocking pipe: EAGAIN) gets the rest through the stream instead; a
+// reader that has gone (EPIPE) gets nothing more.
 import { writeSync } from 'node:fs';
 
 function writeAll(fd: 1 | 2, text: string): void {
@@ -10,8 +11,24 @@ function writeAll(fd: 1 | 2, text: string): void {
   try {
     while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
-    (fd === 1 ? process.stdout : process.stderr).write(buf.subarray(done));
+    const code = (err as NodeJS.ErrnoException).code;
+    // The reader has gone (`tmux-fleet tasks | head`): nobody is left to tell.
+    if (code === 'EPIPE') return;
+    if (code !== 'EAGAIN') throw err;
+    const stream = fd === 1 ? process.stdout : process.stderr;
+    if (stream.listenerCount('error') === 0) stream.on('error', onStreamError);
+    stream.write(buf.subarray(done));
+  }
+}
+
+/** The stream's write fails later, with no caller left to throw to: EPIPE is dropped, anything else is one line. */
+function onStreamError(err: NodeJS.ErrnoException): void {
+  if (err.code === 'EPIPE') return;
+  process.exitCode = 1;
+  try {
+    writeSync(2, `tmux-fleet: writing output: ${err.message}\n`);
+  } catch {
+    // stderr is gone too
   }
 }
 

@@ -3,6 +3,7 @@
 // from wall time.
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFleetEnv, runFleet, type FleetEnv } from '../helpers/env';
 import { FLEET_BIN, ROOT } from '../helpers/paths';
@@ -54,5 +55,23 @@ describe('the bundle', () => {
   it('a command that runs a process does load them: the check above can fail', async () => {
     const r = await loadedModules(['tasks']);
     expect(r.modules).toContain('NativeModule child_process');
+  });
+});
+
+describe('printing', () => {
+  it('a reader that goes away early (| head) gets no error line and no stack', async () => {
+    // 1000 tasks as JSON: more than a pipe holds (64 KiB), so the helper is still writing when head exits.
+    const now = new Date().toISOString();
+    for (let i = 0; i < 1000; i++) {
+      const dir = join(fenv.home, 'tasks', `many-${i}`);
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'task.json'), JSON.stringify({ slug: `many-${i}`, createdAt: now, updatedAt: now, driverSid: `sid-${i}`, driverPane: `op-${i}` }));
+    }
+    const errFile = join(fenv.root, 'head-stderr.txt');
+    const script = `${JSON.stringify(process.execPath)} ${JSON.stringify(FLEET_BIN)} tasks --json 2>${JSON.stringify(errFile)} | head -c 20 >/dev/null`;
+    const r = await execa('sh', ['-c', script], { env: { ...process.env, ...fenv.env, TMUX: undefined }, reject: false });
+    expect(r.exitCode).toBe(0);
+    const err = await readFile(errFile, 'utf8');
+    expect(err).not.toMatch(/EPIPE|^\s+at /m);
   });
 });
