@@ -1,6 +1,8 @@
 import { registryDir, type Context } from '../context';
 import { FleetError } from '../errors';
 import { Tmux } from '../tmux';
+import { appendLog } from '../log';
+import { DriverProcessRecorder } from '../ownership/driver-process';
 import { makeRender, supervisorFormats } from '../status/render';
 import { Supervisor } from '../status/supervisor';
 import type { Args } from './spec';
@@ -15,7 +17,12 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   const intervalMs = Number.isFinite(seconds) && seconds > 0 ? Math.max(250, seconds * 1000) : 2000;
   const tmux = new Tmux({ path: socketPath });
   let supervisor: Supervisor | null = null;
-  const render = makeRender(ctx.home, registryDir(ctx.env), (pids) => supervisor?.watchPids(pids));
+  const recorder = new DriverProcessRecorder(ctx.home, (message) => appendLog(ctx.home, 'supervise', message));
+  const render = makeRender(ctx.home, registryDir(ctx.env), {
+    onPids: (pids) => supervisor?.watchPids(pids),
+    // Not awaited: a task write never holds up the status line; its own watch brings the next wake.
+    onData: (data) => void recorder.record(data.tasks, data.rows),
+  });
   supervisor = new Supervisor({
     tmux,
     home: ctx.home,

@@ -4,19 +4,27 @@ import { HopTracker } from '../registry/hop';
 import type { TmuxSnapshot } from '../tmux/snapshot';
 import { agentSegment, hopSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
 import type { Render, RenderHint, Rendered, SegmentOption } from './supervisor';
-import { CachedFleetData, computeView } from './view';
+import { CachedFleetData, computeView, type FleetData } from './view';
 
 /** The extra formats the supervisor's snapshot asks for: style options and the poll interval. */
 export function supervisorFormats(): Record<string, string> {
   return { ...styleFormats(), interval: '#{@fleet-interval}' };
 }
 
-export function makeRender(home: string, registry: string, onPids?: (pidsExist: ReadonlyMap<number, boolean>) => void): Render {
+export interface RenderHooks {
+  /** Whether each pid named by the registry rows existed (the supervisor watches these for deaths). */
+  onPids?: (pidsExist: ReadonlyMap<number, boolean>) => void;
+  /** The tasks and rows of every wake (the supervisor records Drivers' processes from them). */
+  onData?: (data: FleetData) => void;
+}
+
+export function makeRender(home: string, registry: string, hooks: RenderHooks = {}): Render {
   const tracker = new HopTracker();
   const source = new CachedFleetData(home, registry);
   return async (snapshot: TmuxSnapshot, hint: RenderHint): Promise<Rendered> => {
     const data = await source.load(!hint.registryOnly, hint.registryChanged);
-    if (data.pidsExist) onPids?.(data.pidsExist);
+    if (data.pidsExist) hooks.onPids?.(data.pidsExist);
+    hooks.onData?.(data);
     const view = computeView(snapshot, data, tracker);
     const styles = stylesFrom(snapshot.config);
     const values = new Map<string, Record<SegmentOption, string>>();
