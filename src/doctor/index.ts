@@ -1,9 +1,10 @@
 // doctor (SPEC section 9): one check per line, each with its fix. Reads only.
+import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { basename } from 'node:path';
 import { registryDir, type Context } from '../context';
 import { TmuxError } from '../errors';
-import { findStampHooks, readSettings, settingsFile } from '../hooks/settings';
+import { findStampHooks, hookHelperPath, readSettings, settingsFile } from '../hooks/settings';
 import { lastHandover } from '../ownership/judge';
 import { judgeLoaded, loadForJudge } from '../ownership/owner';
 import { follow, guessByCwd, parkedJob, shortSid } from '../registry/follow';
@@ -146,7 +147,11 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
   try {
     const s = await readSettings(settings);
     const found = findStampHooks(s.data);
-    if (found.length > 0) add({ id: 'hook', state: 'ok', text: `hook: SessionStart runs tmux-fleet stamp (${settings})` });
+    // A hook naming a helper file that is gone (an older build's path) stamps nothing.
+    const missing = found.map((f) => hookHelperPath(f.command)).filter((p): p is string => p !== null && !existsSync(p));
+    if (found.length > 0 && missing.length === found.length) {
+      add({ id: 'hook', state: 'fail', text: `hook: SessionStart runs ${missing[0]}, which does not exist (${settings})`, fix: 'tmux-fleet hooks install' });
+    } else if (found.length > 0) add({ id: 'hook', state: 'ok', text: `hook: SessionStart runs tmux-fleet stamp (${settings})` });
     else add({ id: 'hook', state: 'fail', text: `hook: no SessionStart hook runs tmux-fleet stamp in ${settings}`, fix: 'tmux-fleet hooks install' });
   } catch (err) {
     add({ id: 'hook', state: 'fail', text: `hook: ${err instanceof Error ? err.message : String(err)}`, fix: `repair ${settings}, then tmux-fleet hooks install` });

@@ -16,6 +16,18 @@ export function stampCommand(helperPath: string): string {
   return `${shellQuote(helperPath)} stamp`;
 }
 
+/**
+ * The helper file a stamp hook command runs, when it names one by path (as
+ * stampCommand writes it: the path, shell-quoted, then `stamp`); null for a
+ * bare `tmux-fleet` found on PATH, or a command of another shape.
+ */
+export function hookHelperPath(command: string): string | null {
+  const quoted = /^'((?:[^']|'\\'')*)'\s+stamp(?:\s|$)/.exec(command);
+  if (quoted) return (quoted[1] as string).replace(/'\\''/g, "'");
+  const plain = /^(\/[A-Za-z0-9_./+@%,:=-]*)\s+stamp(?:\s|$)/.exec(command);
+  return plain ? (plain[1] as string) : null;
+}
+
 export function shellQuote(s: string): string {
   if (/^[A-Za-z0-9_./+@%,:=-]+$/.test(s)) return s;
   return `'${s.replace(/'/g, `'\\''`)}'`;

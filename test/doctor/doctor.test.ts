@@ -63,6 +63,14 @@ describe('doctor', () => {
     expect(lines).toContainEqual(expect.stringMatching(/^✖ hook: no SessionStart hook runs tmux-fleet stamp in .* — fix: tmux-fleet hooks install$/));
   });
 
+  it('a hook that names a helper file that is gone (an older build) fails, with the fix', async () => {
+    const settings = join(fenv.claudeDir, 'settings.json');
+    const gone = join(fenv.root, 'old place', 'dist', 'tmux-fleet.mjs');
+    await writeFile(settings, JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `'${gone}' stamp` }] }] } }));
+    const lines = (await doctor()).stdout.split('\n');
+    expect(lines).toContainEqual(`✖ hook: SessionStart runs ${gone}, which does not exist (${settings}) — fix: tmux-fleet hooks install`);
+  });
+
   it('on a parked session: the hop spelled out and the job socket checked, never printed in full', async () => {
     // What the plugin and the supervisor leave behind.
     await server.run(['set-option', '-g', '@fleet-version', '0.1.0']);
