@@ -20,7 +20,8 @@ async function record(file: string): Promise<{ argv: string[]; task: string | nu
 }
 
 describe('spawn', () => {
-  it('50 spawns of 50: the agent sees the recorded nonce the instant it starts', async () => {
+  // Fifty whole spawns, each a helper process and a tmux session: up to a minute on a busy two-core machine.
+  it('50 spawns of 50: the agent sees the recorded nonce the instant it starts', { timeout: 180_000 }, async () => {
     const out = join(w.fe.root, 'nonces');
     const script = join(w.fe.root, 'read-nonce.sh');
     await writeFile(script, `mkdir -p "$1"; tmux display-message -p -t "$TMUX_PANE" '#{@spawn_nonce}' > "$1/$TMUX_FLEET_TASK"; exec sleep 600\n`);
