@@ -31,8 +31,12 @@ fleet_setup() {
 }
 
 fleet_teardown() {
+	local dir="${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)"
 	[ -n "${OUTER-}" ] && tmux -L "$OUTER" kill-server 2>/dev/null
 	[ -n "${SOCKET-}" ] && tmux -L "$SOCKET" kill-server 2>/dev/null
+	# tmux leaves its socket file behind when its server is killed.
+	[ -n "${OUTER-}" ] && rm -f "$dir/$OUTER"
+	[ -n "${SOCKET-}" ] && rm -f "$dir/$SOCKET"
 	return 0
 }
 
