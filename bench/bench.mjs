@@ -50,7 +50,10 @@ function cleanup() {
       process.kill(c.pid, 'SIGKILL');
     } catch {}
   }
-  for (const s of servers) spawnSync(TMUX, ['-L', s, 'kill-server'], { stdio: 'ignore' });
+  for (const s of servers) {
+    spawnSync(TMUX, ['-L', s, 'kill-server'], { stdio: 'ignore' });
+    rmSync(socketFile(s), { force: true });
+  }
   if (process.env.BENCH_KEEP) console.log(`kept ${work}`);
   else rmSync(work, { recursive: true, force: true });
 }
@@ -77,8 +80,11 @@ function startServer(env = {}) {
   const [socketPath, pid] = tmux(name, ['display-message', '-p', '#{socket_path}\t#{pid}']).split('\t');
   return { name, socketPath, pid: Number(pid) };
 }
+// tmux leaves its socket file behind when its server is killed.
+const socketFile = (name) => join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid()}`, name);
 function killServer(s) {
   tmux(s.name, ['kill-server'], { allowFail: true });
+  rmSync(socketFile(s.name), { force: true });
   servers.delete(s.name);
 }
 /** A client attached for real: an outer private server whose pane attaches to `server`. */

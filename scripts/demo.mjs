@@ -166,8 +166,16 @@ function cleanup() {
 
 async function doCleanup() {
   const pids = ourPids();
-  if (state.startedView) await view(['kill-server'], { reject: false });
-  if (state.startedServer) await tmux(['kill-server'], { reject: false });
+  // tmux leaves its socket file behind when its server is killed.
+  const socketDir = join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid()}`);
+  if (state.startedView) {
+    await view(['kill-server'], { reject: false });
+    await rm(join(socketDir, VIEW), { force: true });
+  }
+  if (state.startedServer) {
+    await tmux(['kill-server'], { reject: false });
+    await rm(join(socketDir, SOCKET), { force: true });
+  }
   // The supervisor exits when its server goes; the stand-ins get SIGHUP, their
   // jobs see their stdin close. Whatever is still there after 3 s is ended.
   const deadline = Date.now() + 3000;

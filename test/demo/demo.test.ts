@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/paths';
+import { removeSocketFile } from '../helpers/tmux-server';
 
 const running = async (name: string) =>
   (await execa('tmux', ['-L', name, 'display-message', '-p', '#{pid}'], { reject: false, stdin: 'ignore' })).exitCode === 0;
@@ -70,6 +71,7 @@ describe('npm run demo without a terminal', () => {
       expect((await execa('tmux', ['-L', socket, 'has-session', '-t', '=mine'], { reject: false, stdin: 'ignore' })).exitCode).toBe(0);
     } finally {
       await execa('tmux', ['-L', socket, 'kill-server'], { reject: false, stdin: 'ignore' });
+      await removeSocketFile(socket);
     }
   });
 });

@@ -16,6 +16,12 @@ export interface TestServer {
   kill(): Promise<void>;
 }
 
+/** tmux leaves its socket file behind when its server is killed: remove it after a kill-server. */
+export async function removeSocketFile(name: string): Promise<void> {
+  const uid = process.getuid?.() ?? 0;
+  await rm(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${uid}`, name), { force: true });
+}
+
 export async function startServer(prefix = 'fleet-test'): Promise<TestServer> {
   const name = `${prefix}-${randomBytes(6).toString('hex')}`;
   const tmux = new Tmux({ name });
@@ -31,9 +37,7 @@ export async function startServer(prefix = 'fleet-test'): Promise<TestServer> {
     },
     async kill() {
       await tmux.tryRun(['kill-server']);
-      // tmux leaves its socket file behind when its server is killed.
-      const uid = process.getuid?.() ?? 0;
-      await rm(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${uid}`, name), { force: true });
+      await removeSocketFile(name);
     },
   };
   return server;
