@@ -18,10 +18,10 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   const tmux = new Tmux({ path: socketPath });
   let supervisor: Supervisor | null = null;
   const recorder = new DriverProcessRecorder(ctx.home, (message) => appendLog(ctx.home, 'supervise', message));
-  const render = makeRender(ctx.home, registryDir(ctx.env), {
-    onPids: (pids) => supervisor?.watchPids(pids),
+  const render = makeRender(ctx.home, registryDir(ctx.env), (data) => {
+    if (data.pidsExist) supervisor?.watchPids(data.pidsExist);
     // Not awaited: a task write never holds up the status line; its own watch brings the next wake.
-    onData: (data) => void recorder.record(data.tasks, data.rows),
+    void recorder.record(data.tasks, data.rows);
   });
   supervisor = new Supervisor({
     tmux,

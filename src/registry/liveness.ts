@@ -1,6 +1,6 @@
 // Whether a registry row's process is alive: kill(pid, 0) and, where the row
 // has procStart, the process start time equals it (pids get reused).
-import { collapseSpaces, pidExists, pidsExisting, procStartLstart } from '../proc';
+import { collapseSpaces, pidsExisting, procStartLstart } from '../proc';
 import type { RegistryRow } from './schema';
 
 /** Start times (lstart, spaces collapsed) of pids: /proc where it exists, else one ps call for all. */
@@ -33,7 +33,8 @@ export async function startTimes(pids: readonly number[]): Promise<Map<number, s
  * procStart), so the answer is per row, not per pid.
  */
 export async function rowsAlive(rows: readonly RegistryRow[]): Promise<boolean[]> {
-  const exists = rows.map((r) => pidExists(r.pid));
+  const existing = pidsExisting(rows.map((r) => r.pid));
+  const exists = rows.map((r) => existing.get(r.pid) === true);
   const needStart = rows.filter((r, i) => exists[i] && r.procStart !== undefined).map((r) => r.pid);
   const starts = needStart.length > 0 ? await startTimes(needStart) : new Map<number, string>();
   return rows.map((r, i) => {

@@ -11,20 +11,13 @@ export function supervisorFormats(): Record<string, string> {
   return { ...styleFormats(), interval: '#{@fleet-interval}' };
 }
 
-export interface RenderHooks {
-  /** Whether each pid named by the registry rows existed (the supervisor watches these for deaths). */
-  onPids?: (pidsExist: ReadonlyMap<number, boolean>) => void;
-  /** The tasks and rows of every wake (the supervisor records Drivers' processes from them). */
-  onData?: (data: FleetData) => void;
-}
-
-export function makeRender(home: string, registry: string, hooks: RenderHooks = {}): Render {
+/** `onData`: the tasks, rows and pid checks of every wake (the supervisor watches the pids for deaths and records Drivers' processes). */
+export function makeRender(home: string, registry: string, onData?: (data: FleetData) => void): Render {
   const tracker = new HopTracker();
   const source = new CachedFleetData(home, registry);
   return async (snapshot: TmuxSnapshot, hint: RenderHint): Promise<Rendered> => {
     const data = await source.load(!hint.registryOnly, hint.registryChanged);
-    if (data.pidsExist) hooks.onPids?.(data.pidsExist);
-    hooks.onData?.(data);
+    onData?.(data);
     const view = computeView(snapshot, data, tracker);
     const styles = stylesFrom(snapshot.config);
     const values = new Map<string, Record<SegmentOption, string>>();
