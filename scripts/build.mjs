@@ -103,6 +103,6 @@ renameSync(tmp, outfile);
 
 // The layout of earlier builds (an ESM entry and chunks): removed once old
 // enough that no helper started before this build can still be loading them.
-for (const old of [join(outdir, 'tmux-fleet.cjs'), join(outdir, 'chunks')]) {
+for (const old of [join(outdir, 'tmux-fleet.mjs'), join(outdir, 'chunks')]) {
   if (existsSync(old) && Date.now() - statSync(old).mtimeMs > 10 * 60_000) rmSync(old, { recursive: true, force: true });
 }

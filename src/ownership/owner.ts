@@ -1,6 +1,7 @@
 // The judge's I/O wrapper: read the task, name the asker, make the one tmux
 // read a pending task needs, compute the one liveness the decision needs, and
 // hand everything to the pure decide().
+import { existsSync } from 'node:fs';
 import { registryDir, type Context } from '../context';
 import { TaskFileError, UsageError } from '../errors';
 import { readRegistry } from '../registry/reader';
@@ -10,6 +11,8 @@ import { assertSlug } from '../tasks/slug';
 import type { Handover, Task } from '../tasks/schema';
 import { Tmux } from '../tmux/client';
 import { readAsker, readPaneAndAsker, readStamps, type AskerRead, type PaneRead } from '../tmux/ownership-reads';
+import { paneReadSocketFile, serverSocketPath } from '../status/runtime';
+import { askPaneRead } from './pane-read-service';
 import { decide, lastHandover, livenessNeeded, paneToRead, type Decision } from './judge';
 import { isValidSid } from './sid';
 
@@ -82,17 +85,38 @@ export async function judgeLoaded(
   let paneRead: PaneRead | undefined;
   const pane = taskError ? null : paneToRead(task);
   if (pane !== null) {
-    const r = await readPaneAndAsker(tmux, pane, asker ? undefined : (ctx.env.TMUX_PANE as string));
-    paneRead = r.pane;
-    if (!asker) asker = askerFromRead(r.asker);
+    // With the asker known, the supervisor can make the read (no process started); else one tmux call reads both.
+    const fromSupervisor = asker ? await paneReadFromSupervisor(ctx, pane) : null;
+    if (fromSupervisor) paneRead = fromSupervisor;
+    else {
+      const r = await readPaneAndAsker(tmux, pane, asker ? undefined : (ctx.env.TMUX_PANE as string));
+      paneRead = r.pane;
+      asker ??= askerFromRead(r.asker);
+    }
   } else if (!asker) {
     asker = task && !taskError ? askerFromRead(await readAsker(tmux, ctx.env.TMUX_PANE as string)) : { sid: '', from: 'none' };
   }
-  const base = { slug, task, taskError: taskError?.message, asker: asker.sid, paneRead };
+  const who: Asker = asker ?? { sid: '', from: 'none' };
+  const base = { slug, task, taskError: taskError?.message, asker: who.sid, paneRead };
   const need = livenessNeeded(base);
   const liveness: Liveness | null = need === null ? null : await livenessOf(tmux, ctx.env, need);
   const decision = decide({ ...base, liveness: () => liveness ?? 'unknown' });
-  return { slug, decision, asker, task, taskError, paneRead };
+  return { slug, decision, asker: who, task, taskError, paneRead };
+}
+
+/**
+ * The pane read made by the supervisor of the server (its control client), or
+ * null when none answers: no supervisor socket, a refusal, a timeout.
+ * TMUX_FLEET_DIRECT_READ=1 skips it (the bench measures both ways).
+ */
+export async function paneReadFromSupervisor(ctx: Context, session: string): Promise<PaneRead | null> {
+  if (ctx.env.TMUX_FLEET_DIRECT_READ === '1') return null;
+  const socketPath = serverSocketPath(ctx.socket, ctx.env);
+  if (!socketPath) return null;
+  const file = paneReadSocketFile(ctx.home, socketPath);
+  // No socket file, no supervisor: do not load the socket modules for nothing.
+  if (!existsSync(file)) return null;
+  return askPaneRead(file, socketPath, session);
 }
 
 /** Reads a task for judging: a corrupt file becomes taskError, never an exception. */

@@ -1,8 +1,8 @@
 // The supervisor's pid file, one per tmux server, and the nudge that asks it
 // to re-render now. Neither starts a process.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { runDir } from '../context';
+import { runDir, type SocketChoice } from '../context';
 import { pidExists, procStartTicks } from '../proc';
 
 const PID_PREFIX = 'supervisor-';
@@ -49,6 +49,44 @@ export function socketPathFromTmuxEnv(env: NodeJS.ProcessEnv = process.env): str
   if (!t) return null;
   const i = t.lastIndexOf(',', t.lastIndexOf(',') - 1);
   return i > 0 ? t.slice(0, i) : null;
+}
+
+/**
+ * The socket path of the server a socket choice reaches, worked out as tmux
+ * does and without running it: -S as given; -L <label> (or no choice outside
+ * tmux: "default") in the real path of $TMUX_TMPDIR (else /tmp)/tmux-<uid>;
+ * no choice inside tmux: the socket of $TMUX. Null when it cannot be known.
+ * Only used to find a supervisor, which says which server it serves.
+ */
+export function serverSocketPath(socket: SocketChoice, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (socket.path) return socket.path;
+  if (!socket.name) {
+    const inside = socketPathFromTmuxEnv(env);
+    if (inside) return inside;
+  }
+  const uid = process.getuid?.();
+  if (uid === undefined) return null;
+  try {
+    return join(realpathSync(join(env.TMUX_TMPDIR || '/tmp', `tmux-${uid}`)), socket.name ?? 'default');
+  } catch {
+    return null;
+  }
+}
+
+/** 64-bit FNV-1a of a string, in hex: a short file name for a socket path of any length. */
+export function shortHash(text: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (const byte of Buffer.from(text)) h = BigInt.asUintN(64, (h ^ BigInt(byte)) * 0x100000001b3n);
+  return h.toString(16).padStart(16, '0');
+}
+
+/**
+ * Where the supervisor of a server answers the judge's pane reads: a Unix
+ * socket in the run directory (mode 0700: other users are kept out). Named by
+ * a hash, not serverKey, because a socket's path must stay under 108 bytes.
+ */
+export function paneReadSocketFile(home: string, socketPath: string): string {
+  return join(runDir(home), `judge-${shortHash(socketPath)}.sock`);
 }
 
 /**

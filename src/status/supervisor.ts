@@ -15,7 +15,10 @@ import { pidsExisting, processIdentity, stillRunning, type ProcessIdentity } fro
 import type { Tmux } from '../tmux';
 import { applyChanges, type OptionChange, type Toast } from '../tmux/apply';
 import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
-import { livePidFromFile, pidFileContent, serverKey, supervisorPidFile } from './runtime';
+import { ControlClient } from '../tmux/control';
+import { readPaneLineVia } from '../tmux/ownership-reads';
+import { servePaneReads, type PaneReadReply, type PaneReadServer } from '../ownership/pane-read-service';
+import { livePidFromFile, paneReadSocketFile, pidFileContent, serverKey, supervisorPidFile } from './runtime';
 
 export const SEGMENT_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent'] as const;
 export type SegmentOption = (typeof SEGMENT_OPTIONS)[number];
@@ -107,6 +110,9 @@ export class Supervisor {
   private sigs: Record<string, string> = {};
   /** Ticks and tmux writes, for tests and the bench. */
   readonly stats = { ticks: 0, reads: 0, writes: 0 };
+  private paneReads: PaneReadServer | null = null;
+  private control: ControlClient | null = null;
+  private controlStarting: Promise<ControlClient> | null = null;
   /** The last tmux snapshot, with the values this supervisor has written since. */
   private last: TmuxSnapshot | null = null;
   private tmuxDirty = true;
@@ -156,6 +162,7 @@ export class Supervisor {
       }
       await writeFile(this.nudgeFile, '', { mode: 0o600 });
       await this.installHooks();
+      await this.servePaneReads();
       this.startWatches();
       process.on('SIGTERM', this.onStop);
       process.on('SIGINT', this.onStop);
@@ -183,6 +190,50 @@ export class Supervisor {
   private async installHooks(): Promise<void> {
     const cmd = `run-shell -b "touch '${this.nudgeFile.replace(/'/g, '')}'"`;
     await this.cfg.tmux.chain(HOOKS.map((h) => ['set-hook', '-g', `${h}[${HOOK_INDEX}]`, cmd]));
+  }
+
+  /** Answers the judge's pane reads for this server (src/ownership/pane-read-service.ts says why). */
+  private async servePaneReads(): Promise<void> {
+    const file = paneReadSocketFile(this.cfg.home, this.cfg.socketPath);
+    try {
+      this.paneReads = await servePaneReads(file, this.cfg.socketPath, (session) => this.readPane(session));
+      if (!this.paneReads) this.log(`not answering pane reads: ${file} is too long for a Unix socket`);
+    } catch (err) {
+      // owner reads tmux itself: slower, same answer.
+      this.log(`not answering pane reads on ${file}: ${errorMessage(err)}`);
+    }
+  }
+
+  /**
+   * One pane read through the control client, started on the first question
+   * (attached to a session this supervisor saw, else the one asked about). A
+   * client that went away (its session closed) is replaced once, attached to
+   * the session asked about.
+   */
+  private async readPane(session: string): Promise<PaneReadReply> {
+    for (const attachTo of [this.last?.sessions[0]?.name ?? session, session]) {
+      let client: ControlClient;
+      try {
+        client = await this.controlClient(attachTo);
+      } catch (err) {
+        return { unavailable: errorMessage(err) };
+      }
+      const read = await Promise.race([
+        readPaneLineVia(client, session),
+        new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 1000).unref()),
+      ]);
+      if (read === 'timeout') return { unavailable: 'tmux did not answer in time' };
+      if (read) return read;
+      if (client.alive) return { unavailable: 'not sent over control mode' };
+    }
+    return { unavailable: 'no control client' };
+  }
+
+  private async controlClient(attachTo: string): Promise<ControlClient> {
+    if (this.control?.alive) return this.control;
+    this.controlStarting ??= ControlClient.start(this.cfg.tmux, attachTo).finally(() => (this.controlStarting = null));
+    this.control = await this.controlStarting;
+    return this.control;
   }
 
   private async removeHooks(): Promise<void> {
@@ -388,6 +439,8 @@ export class Supervisor {
     process.off('SIGUSR2', this.onNudge);
     process.off('SIGTERM', this.onStop);
     process.off('SIGINT', this.onStop);
+    this.control?.close();
+    await this.paneReads?.close();
     if (this.serverAlive()) await this.removeHooks();
     if (livePidFromFile(this.pidFile) === process.pid) {
       await unlink(this.pidFile).catch(() => undefined);

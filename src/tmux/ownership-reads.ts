@@ -2,6 +2,7 @@
 // takeover). Each function is one tmux invocation; argv arrays only.
 import { FIELD_SEP, sessionTarget } from './args';
 import type { Tmux } from './client';
+import { controlLine, type ControlClient } from './control';
 
 /** What one session carries: the spawn nonce and the stamp. */
 export interface NonceStamp {
@@ -73,6 +74,20 @@ export async function readPaneAndAsker(
   const pane = parseNonceStamp(lines[0] ?? '');
   if (!askerPane) return { pane };
   return { pane, asker: parseAskerLine(lines[1] ?? '', askerPane) };
+}
+
+/**
+ * The judge's read (the same command as readPaneAndAsker's first) through a
+ * control-mode client: the raw line, or the tmux error. Null when it cannot be
+ * made there (a name that does not quote safely, the client gone).
+ */
+export async function readPaneLineVia(control: ControlClient, session: string): Promise<{ line: string } | { tmuxError: string } | null> {
+  const line = controlLine([['display-message', '-p', '-t', sessionTarget(session), NONCE_STAMP_FORMAT]]);
+  if (line === null) return null;
+  const r = await control.run(line);
+  if (r.exitCode === 127) return null;
+  if (r.exitCode !== 0) return { tmuxError: tmuxErrorText(r.stderr, r.exitCode) };
+  return { line: firstLine(r.stdout) };
 }
 
 /** The session holding a pane and its stamp (one call); found=false for a missing pane; null on a tmux failure. */

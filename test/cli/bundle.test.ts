@@ -5,7 +5,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeFleetEnv, runFleet, type FleetEnv } from '../helpers/env';
+import { loadedModules, makeFleetEnv, type FleetEnv } from '../helpers/env';
 import { FLEET_BIN, ROOT } from '../helpers/paths';
 
 let fenv: FleetEnv;
@@ -15,19 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fenv.cleanup();
 });
-
-/** Runs the helper with a preload that records, at exit, which built-in modules were loaded. */
-async function loadedModules(args: string[]): Promise<{ exitCode: number; stdout: string; modules: string[] }> {
-  const preload = join(fenv.root, 'record-modules.cjs');
-  const list = join(fenv.root, `modules-${args[0]}.json`);
-  await writeFile(
-    preload,
-    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));\n`,
-  );
-  const r = await runFleet(args, { env: { ...fenv.env, NODE_OPTIONS: `--require ${preload}` } });
-  const modules = JSON.parse(await readFile(list, 'utf8')) as string[];
-  return { exitCode: r.exitCode, stdout: r.stdout, modules };
-}
 
 describe('the bundle', () => {
   it('is one file in dist/, CommonJS, ASCII only', async () => {
@@ -45,7 +32,7 @@ describe('the bundle', () => {
     await mkdir(dir, { recursive: true });
     const now = new Date().toISOString();
     await writeFile(join(dir, 'task.json'), JSON.stringify({ slug: 'decided', createdAt: now, updatedAt: now, driverSid: 'sid-a', driverPane: 'op-decided' }));
-    const r = await loadedModules(['owner', 'decided', '--as', 'sid-a']);
+    const r = await loadedModules(fenv, ['owner', 'decided', '--as', 'sid-a']);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^0 owner/);
     const heavy = r.modules.filter((m) => /^NativeModule (child_process|stream|fs\/promises|internal\/readline\/interface)$/.test(m));
@@ -53,7 +40,7 @@ describe('the bundle', () => {
   });
 
   it('a command that runs a process does load them: the check above can fail', async () => {
-    const r = await loadedModules(['tasks']);
+    const r = await loadedModules(fenv, ['tasks']);
     expect(r.modules).toContain('NativeModule child_process');
   });
 });

@@ -1,8 +1,9 @@
 // A private tmux server per test: `tmux -L fleet-test-<random> -f /dev/null`,
 // killed afterwards. Never the user's server.
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { Tmux } from '../../src/tmux';
 import { sleep, waitFor } from './env';
 
@@ -20,6 +21,26 @@ export interface TestServer {
 export async function removeSocketFile(name: string): Promise<void> {
   const uid = process.getuid?.() ?? 0;
   await rm(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${uid}`, name), { force: true });
+}
+
+/** Single-quotes a word for sh. */
+export const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * A PATH whose `tmux` counts its invocations (in a log under dir) before
+ * running the real one. Give it only to the process whose calls are counted.
+ */
+export async function countingTmux(dir: string): Promise<{ PATH: string; count(): Promise<number> }> {
+  const real = (await execa('sh', ['-c', 'command -v tmux'])).stdout.trim();
+  const bin = join(dir, 'counting-bin');
+  const log = join(dir, 'tmux-calls');
+  await mkdir(bin, { recursive: true });
+  await writeFile(join(bin, 'tmux'), `#!/bin/sh\necho x >> ${sq(log)}\nexec ${sq(real)} "$@"\n`);
+  await chmod(join(bin, 'tmux'), 0o755);
+  return {
+    PATH: `${bin}:${process.env.PATH}`,
+    count: async () => (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean).length,
+  };
 }
 
 export async function startServer(prefix = 'fleet-test'): Promise<TestServer> {

@@ -7,9 +7,10 @@ import { procStartLstart } from '../../src/proc';
 import { updateTask, type Task } from '../../src/tasks';
 import { makeFleetEnv, runFleet, waitFor, type CliResult, type FleetEnv } from '../helpers/env';
 import { STAND_IN } from '../helpers/paths';
-import { startServer, type TestServer } from '../helpers/tmux-server';
+import { sq, startServer, type TestServer } from '../helpers/tmux-server';
 
-export const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+export { sq };
+
 
 export interface World {
   server: TestServer;

@@ -1,10 +1,9 @@
 // sweep: every pending task resolved with one tmux call, whatever the number of tasks.
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { execa } from 'execa';
+import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { json, makeWorld, sq, type World } from './fixture';
+import { countingTmux } from '../helpers/tmux-server';
+import { json, makeWorld, type World } from './fixture';
 
 let w: World;
 beforeEach(async () => {
@@ -22,20 +21,6 @@ async function pending(slug: string, stamp?: string, extra: Record<string, unkno
   if (stamp) await w.server.run(['set-option', '-t', `=op-${slug}:`, '@claude_session_id', stamp]);
   await w.writeTask(slug, { driverSid: '', driverPane: `op-${slug}`, spawnNonce: n, ...extra });
   return n;
-}
-
-/** A PATH whose `tmux` counts its invocations before running the real one. */
-async function countingTmux(): Promise<{ PATH: string; count(): Promise<number> }> {
-  const real = (await execa('sh', ['-c', 'command -v tmux'])).stdout.trim();
-  const bin = join(w.fe.root, 'bin');
-  const log = join(w.fe.root, 'tmux-calls');
-  await mkdir(bin);
-  await writeFile(join(bin, 'tmux'), `#!/bin/sh\necho x >> ${sq(log)}\nexec ${sq(real)} "$@"\n`);
-  await chmod(join(bin, 'tmux'), 0o755);
-  return {
-    PATH: `${bin}:${process.env.PATH}`,
-    count: async () => (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean).length,
-  };
 }
 
 describe('sweep', () => {
@@ -74,7 +59,7 @@ describe('sweep', () => {
   });
 
   it('makes the same number of tmux calls for 1 and for 12 pending tasks', async () => {
-    const tmux = await countingTmux();
+    const tmux = await countingTmux(w.fe.root);
     await pending('one', 'sid-one');
     expect((await w.fleet(['sweep'], { env: { PATH: tmux.PATH } })).exitCode).toBe(0);
     const forOne = await tmux.count();

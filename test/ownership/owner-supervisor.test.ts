@@ -1,0 +1,125 @@
+// `owner` on a pending task with the server's supervisor running: the pane read
+// is made by the supervisor's control client, fresh for every question, and
+// `owner` starts no process. Without an answer it reads tmux itself.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { paneReadSocketFile } from '../../src/status/runtime';
+import { loadedModules, waitFor } from '../helpers/env';
+import { startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
+import { countingTmux } from '../helpers/tmux-server';
+import { json, makeWorld, type World } from './fixture';
+
+let w: World;
+let sup: RunningSupervisor | null;
+let tmux: { PATH: string; count(): Promise<number> };
+beforeEach(async () => {
+  w = await makeWorld();
+  sup = await startSupervisor(w.server, w.fe);
+  await waitFor(() => existsSync(paneReadSocketFile(w.fe.home, sup!.socketPath)), 'pane-read socket');
+  tmux = await countingTmux(w.fe.root);
+});
+afterEach(async () => {
+  await sup?.stop();
+  await w.close();
+});
+
+const nonce = () => randomBytes(16).toString('hex');
+
+async function pendingSession(slug: string, n = nonce()): Promise<string> {
+  await w.server.newSession(`op-${slug}`);
+  await w.server.run(['set-option', '-t', `=op-${slug}:`, '@spawn_nonce', n]);
+  await w.writeTask(slug, { driverSid: '', driverPane: `op-${slug}`, spawnNonce: n });
+  return n;
+}
+const stamp = (slug: string, sid: string) => w.server.run(['set-option', '-t', `=op-${slug}:`, '@claude_session_id', sid]);
+
+/** owner --json, with the counting tmux first on PATH: only owner's own calls are counted. */
+async function owner(slug: string, as: string) {
+  const r = await w.fleet(['owner', slug, '--json', '--as', as], { env: { PATH: tmux.PATH } });
+  const a = json<{ verdict: number; owner: string | null; liveness: string | null; via: string | null; reason: string }>(r);
+  expect(r.exitCode).toBe(a.verdict);
+  return a;
+}
+
+describe('owner with a supervisor: the pending read over its control client', () => {
+  it('0, 9 and 5 as SPEC section 5 says, with no tmux process started by owner', async () => {
+    await w.liveRow('sid-me');
+    await pendingSession('a');
+    await stamp('a', 'sid-me');
+    expect(await owner('a', 'sid-me')).toMatchObject({ verdict: 0, owner: 'sid-me', via: 'pane' });
+    expect(await owner('a', 'sid-other')).toMatchObject({ verdict: 9, owner: 'sid-me', liveness: 'live', via: 'pane' });
+
+    await pendingSession('boot');
+    const boot = await owner('boot', 'sid-me');
+    expect(boot).toMatchObject({ verdict: 5, owner: null });
+    expect(boot.reason).toMatch(/no stamp yet/);
+
+    await w.writeTask('gone', { driverSid: '', driverPane: 'op-gone', spawnNonce: nonce() });
+    expect(await owner('gone', 'sid-me')).toMatchObject({ verdict: 5, owner: null });
+
+    expect(await tmux.count()).toBe(0);
+    // The control client the answers came through.
+    const clients = await w.server.run(['list-clients', '-F', '#{client_control_mode}']);
+    expect(clients.trim().split('\n')).toEqual(['1']);
+  });
+
+  it('every answer is a fresh read: a session recreated under the same name is never taken for the spawn', async () => {
+    await pendingSession('r');
+    await stamp('r', 'sid-me');
+    expect(await owner('r', 'sid-me')).toMatchObject({ verdict: 0 });
+
+    // Same name, another nonce, the asker's stamp: not the spawned session.
+    await w.server.run(['kill-session', '-t', '=op-r:']);
+    await w.server.newSession('op-r');
+    await w.server.run(['set-option', '-t', '=op-r:', '@spawn_nonce', nonce()]);
+    await stamp('r', 'sid-me');
+    const other = await owner('r', 'sid-me');
+    expect(other).toMatchObject({ verdict: 5, owner: null });
+    expect(other.reason).toMatch(/nonce/);
+
+    // Same name, no nonce at all.
+    await w.server.run(['kill-session', '-t', '=op-r:']);
+    await w.server.newSession('op-r');
+    await stamp('r', 'sid-me');
+    expect(await owner('r', 'sid-me')).toMatchObject({ verdict: 5, owner: null });
+    expect(await tmux.count()).toBe(0);
+  });
+
+  it("the control client's session closes: the next question is still answered, fresh", async () => {
+    await pendingSession('c');
+    await stamp('c', 'sid-me');
+    expect(await owner('c', 'sid-me')).toMatchObject({ verdict: 0 });
+    const attached = (await w.server.run(['list-clients', '-F', '#{session_name}'])).trim();
+    await w.server.run(['kill-session', '-t', `=${attached}:`]);
+    if (attached === 'op-c') await pendingSession('c');
+    await stamp('c', 'sid-me');
+    expect(await owner('c', 'sid-me')).toMatchObject({ verdict: 0 });
+    expect(await tmux.count()).toBe(0);
+  });
+
+  it('a supervisor killed hard leaves its socket behind: owner reads tmux itself (one call), same answer', async () => {
+    await pendingSession('k');
+    await stamp('k', 'sid-me');
+    process.kill(sup!.pid, 'SIGKILL');
+    await sup!.proc;
+    sup = null;
+    expect(existsSync(paneReadSocketFile(w.fe.home, (await w.server.run(['display-message', '-p', '#{socket_path}'])).trim()))).toBe(true);
+    expect(await owner('k', 'sid-me')).toMatchObject({ verdict: 0, via: 'pane' });
+    expect(await tmux.count()).toBe(1);
+  });
+
+  it('answered by the supervisor, owner loads no child_process: it never starts a process', async () => {
+    await pendingSession('m');
+    await stamp('m', 'sid-me');
+    const r = await loadedModules(w.fe, ['owner', 'm', '--as', 'sid-me']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^0 owner/);
+    expect(r.modules).toContain('NativeModule net');
+    expect(r.modules.filter((m) => m === 'NativeModule child_process')).toEqual([]);
+    // The control case: told to read tmux itself, it does load child_process.
+    const direct = await loadedModules(w.fe, ['owner', 'm', '--as', 'sid-me'], { TMUX_FLEET_DIRECT_READ: '1' });
+    expect(direct.exitCode).toBe(0);
+    expect(direct.modules).toContain('NativeModule child_process');
+  });
+});
