@@ -1,4 +1,9 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+/** The helper's V8 code cache during tests (src/launcher.ts): never the user's ~/.cache. Removed by global-setup's teardown. */
+export const TEST_CACHE_HOME = join(tmpdir(), `tmux-fleet-test-cache-${process.getuid?.() ?? 0}`);
 
 export default defineConfig({
   test: {
@@ -10,5 +15,7 @@ export default defineConfig({
     maxWorkers: 2,
     fileParallelism: true,
     reporters: ['default'],
+    // Every helper a test starts, directly or from a tmux pane or hook, inherits it.
+    env: { XDG_CACHE_HOME: TEST_CACHE_HOME },
   },
 });

@@ -116,7 +116,8 @@ function timeRun(argv, env) {
   return { ms, status: r.status };
 }
 function fleetEnv(home, extra = {}) {
-  const env = { ...process.env, TMUX_FLEET_HOME: home, ...extra };
+  // The helper's code cache (src/launcher.ts) in the work directory: made by the first run, as a user's first call makes it.
+  const env = { ...process.env, TMUX_FLEET_HOME: home, XDG_CACHE_HOME: join(work, 'cache'), ...extra };
   delete env.TMUX;
   delete env.TMUX_PANE;
   delete env.CLAUDE_CODE_SESSION_ID;
@@ -205,17 +206,24 @@ async function benchOwner() {
   writeTask(home, 'pending', { driverSid: '', driverPane: 'op-pending', spawnNonce: n });
   tmux(server.name, ['new-session', '-d', '-s', 'op-pending', 'sleep 86400', ';', 'set-option', '-t', '=op-pending:', '@spawn_nonce', n, ';', 'set-option', '-t', '=op-pending:', '@claude_session_id', owner]);
   const env = fleetEnv(home, { TMUX_FLEET_SOCKET: server.name, TMUX_FLEET_REGISTRY: join(work, 'no-registry') });
+  // The server's supervisor, as the plugin starts it: it answers a pending task's pane read over its control client.
+  const sup = spawn(process.execPath, [BIN, 'supervise'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  children.add(sup);
+  await waitFor(() => existsSync(join(home, 'run')) && readdirSync(join(home, 'run')).some((f) => f.startsWith('pane-reads-')), 'the supervisor answering pane reads');
+  const direct = { ...env, TMUX_FLEET_DIRECT_READ: '1' };
   const cases = [
-    ['decided task (no tmux call)', [BIN, 'owner', 'decided', '--as', owner]],
-    ['pending task (one tmux call)', [BIN, 'owner', 'pending', '--as', owner]],
+    ['decided task (no tmux call)', [BIN, 'owner', 'decided', '--as', owner], env],
+    ['pending task, read by the supervisor (its control client; no process)', [BIN, 'owner', 'pending', '--as', owner], env],
+    ['pending task, no supervisor (owner runs tmux once)', [BIN, 'owner', 'pending', '--as', owner], direct],
+    ['decided task, without the code cache (TMUX_FLEET_CODE_CACHE=0; a first call)', [BIN, 'owner', 'decided', '--as', owner], { ...env, TMUX_FLEET_CODE_CACHE: '0' }],
   ];
   // Not a budget: the floor under any command that runs tmux once, Node starting one tmux client and nothing else.
   const floor = ['-e', `require('node:child_process').spawnSync(${JSON.stringify(TMUX)}, ['-L', ${JSON.stringify(server.name)}, 'display-message', '-p', 'x'])`];
   // BENCH_BEFORE_BIN: an older build measured in the same alternating run (before/after figures).
   const before = process.env.BENCH_BEFORE_BIN;
-  if (before) cases.push(...cases.map(([label, args]) => [`${label}, before (${before})`, [before, ...args.slice(1)]]));
-  for (const [, args] of cases) {
-    const r = spawnSync(process.execPath, args, { encoding: 'utf8', env });
+  if (before) cases.push(...cases.map(([label, args, e]) => [`${label}, before (${before})`, [before, ...args.slice(1)], e]));
+  for (const [, args, e] of cases) {
+    const r = spawnSync(process.execPath, args, { encoding: 'utf8', env: e });
     if (r.status !== 0) throw new Error(`owner ${args.join(' ')} answered ${r.status}: ${r.stdout}${r.stderr}`);
   }
   const base = [];
@@ -223,7 +231,7 @@ async function benchOwner() {
   const times = cases.map(() => []);
   for (let i = 0; i < RUNS + 3; i++) {
     const b = timeRun(['-e', '0'], env);
-    const t = cases.map(([, args]) => timeRun(args, env));
+    const t = cases.map(([, args, e]) => timeRun(args, e));
     const f = timeRun(floor, env);
     if (i < 3) continue; // warm-up
     base.push(b.ms);
@@ -241,6 +249,9 @@ async function benchOwner() {
     const ratio = pairedRatio(times[j]);
     note(`| a | \`owner\` ${label}: median ratio to \`node -e 0\` | **${ratio.toFixed(2)}x** (${m.toFixed(1)} ms) | ≤ 1.25x | ${ratio <= 1.25 ? 'met' : 'OVER'} |`);
   });
+  sup.kill('SIGTERM');
+  await new Promise((r) => (sup.exitCode !== null ? r() : sup.once('exit', r)));
+  children.delete(sup);
   killServer(server);
 }
 

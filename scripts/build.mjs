@@ -12,6 +12,11 @@
 //   brotli-compressed base64 strings, which V8 only scans; src/deferred.ts
 //   unpacks and compiles one the first time a command imports it. `owner` on
 //   a decided task never pays for them.
+// - A Node built-in that only some paths need (node:net) is imported
+//   dynamically, and that import() is compiled to require().
+// - The helper's code is one string inside a small launcher (src/launcher.ts)
+//   that compiles it with a V8 code cache kept in ~/.cache/tmux-fleet:
+//   about 0.08x `node -e 0` less on every call than parsing it afresh.
 // - The file is ASCII (esbuild's default; base64 is): Node reads a one-byte
 //   string much faster.
 // - Identifiers are not minified in the parsed part: V8 pre-parses the
@@ -20,6 +25,7 @@
 // The file is written to a temporary name and renamed into place, so a hook
 // that starts during a rebuild runs the old helper or the new one, never half.
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlibConstants } from 'node:zlib';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -91,13 +97,31 @@ const result = await build({
   minifyWhitespace: true,
   minifySyntax: true,
   plugins: [deferredPlugin],
-  banner: { js: '#!/usr/bin/env node' },
+  // import() of a Node built-in (node:net, loaded only when needed) becomes a
+  // require(): kept as import(), it would start Node's ESM loader, about 3 ms.
+  supported: { 'dynamic-import': false },
   define: { __FLEET_VERSION__: JSON.stringify(pkg.version) },
+});
+
+// The helper as one function of CommonJS's five arguments, handed as a string
+// to src/launcher.ts, which compiles it with a V8 code cache.
+const main = `(function (exports, require, module, __filename, __dirname) {${result.outputFiles[0].text}\n})`;
+const launcher = await build({
+  ...common,
+  entryPoints: [join(root, 'src', 'launcher.ts')],
+  outfile,
+  minifyWhitespace: true,
+  minifySyntax: true,
+  banner: { js: '#!/usr/bin/env node' },
+  define: {
+    __FLEET_MAIN__: JSON.stringify(main),
+    __FLEET_BUILD_ID__: JSON.stringify(createHash('sha256').update(main).digest('hex').slice(0, 16)),
+  },
 });
 
 mkdirSync(outdir, { recursive: true });
 const tmp = `${outfile}.${process.pid}.tmp`;
-writeFileSync(tmp, result.outputFiles[0].contents, { mode: 0o755 });
+writeFileSync(tmp, launcher.outputFiles[0].contents, { mode: 0o755 });
 chmodSync(tmp, 0o755);
 renameSync(tmp, outfile);
 

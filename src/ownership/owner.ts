@@ -1,17 +1,15 @@
 // The judge's I/O wrapper: read the task, name the asker, make the one tmux
 // read a pending task needs, compute the one liveness the decision needs, and
 // hand everything to the pure decide().
-import { existsSync } from 'node:fs';
 import { registryDir, type Context } from '../context';
 import { TaskFileError, UsageError } from '../errors';
-import { readRegistry } from '../registry/reader';
-import { sessionLiveness, type Liveness } from '../registry/liveness';
+import type { Liveness } from '../registry/liveness';
 import { readTask } from '../tasks/store';
 import { assertSlug } from '../tasks/slug';
 import type { Handover, Task } from '../tasks/schema';
 import { Tmux } from '../tmux/client';
 import { readAsker, readPaneAndAsker, readStamps, type AskerRead, type PaneRead } from '../tmux/ownership-reads';
-import { paneReadSocketFile, serverSocketPath } from '../status/runtime';
+import { paneReadDir, runningSupervisor, serverSocketPath } from '../status/runtime';
 import { askPaneRead } from './pane-read-service';
 import { decide, lastHandover, livenessNeeded, paneToRead, type Decision } from './judge';
 import { isValidSid } from './sid';
@@ -64,6 +62,8 @@ export interface Judgement {
 
 /** Liveness of one session id: the registry, else whether a tmux session carries it as its stamp. */
 export async function livenessOf(tmux: Tmux, env: NodeJS.ProcessEnv, sid: string): Promise<Liveness> {
+  // Imported here: most verdicts (the asker is the owner) need no liveness, and the registry's schema costs start-up time.
+  const [{ readRegistry }, { sessionLiveness }] = await Promise.all([import('../registry/reader'), import('../registry/liveness')]);
   const snapshot = await readRegistry(registryDir(env));
   return sessionLiveness(sid, snapshot, async () => (await readStamps(tmux))?.has(sid) ?? false);
 }
@@ -106,17 +106,14 @@ export async function judgeLoaded(
 
 /**
  * The pane read made by the supervisor of the server (its control client), or
- * null when none answers: no supervisor socket, a refusal, a timeout.
+ * null when none answers: no supervisor, a refusal, a timeout.
  * TMUX_FLEET_DIRECT_READ=1 skips it (the bench measures both ways).
  */
 export async function paneReadFromSupervisor(ctx: Context, session: string): Promise<PaneRead | null> {
   if (ctx.env.TMUX_FLEET_DIRECT_READ === '1') return null;
   const socketPath = serverSocketPath(ctx.socket, ctx.env);
-  if (!socketPath) return null;
-  const file = paneReadSocketFile(ctx.home, socketPath);
-  // No socket file, no supervisor: do not load the socket modules for nothing.
-  if (!existsSync(file)) return null;
-  return askPaneRead(file, socketPath, session);
+  if (!socketPath || runningSupervisor(ctx.home, socketPath) === null) return null;
+  return askPaneRead(paneReadDir(ctx.home, socketPath), socketPath, session);
 }
 
 /** Reads a task for judging: a corrupt file becomes taskError, never an exception. */

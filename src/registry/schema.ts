@@ -1,24 +1,27 @@
 // A row of Claude Code's session registry (<pid>.json). Loose: unknown keys kept.
 import * as z from '../zod';
 
-const timeish = z.union([z.string(), z.number()]);
+// Shared field schemas: zod schemas are immutable, and each one built costs start-up time.
+const text = z.string();
+const optionalText = z.optional(text);
+const optionalTime = z.optional(z.union([text, z.number()]));
 
 export const RegistryRowSchema = z.looseObject({
   pid: z.number().check(z.int(), z.positive()),
-  sessionId: z.string(),
-  kind: z.optional(z.string()),
-  status: z.optional(z.string()),
-  waitingFor: z.optional(z.string()),
-  jobId: z.optional(z.string()),
-  parkedJobId: z.optional(z.string()),
+  sessionId: text,
+  kind: optionalText,
+  status: optionalText,
+  waitingFor: optionalText,
+  jobId: optionalText,
+  parkedJobId: optionalText,
   spare: z.optional(z.boolean()),
-  cwd: z.optional(z.string()),
-  name: z.optional(z.string()),
-  procStart: z.optional(z.string()),
-  startedAt: z.optional(timeish),
-  updatedAt: z.optional(timeish),
-  statusUpdatedAt: z.optional(timeish),
-  messagingSocketPath: z.optional(z.string()),
+  cwd: optionalText,
+  name: optionalText,
+  procStart: optionalText,
+  startedAt: optionalTime,
+  updatedAt: optionalTime,
+  statusUpdatedAt: optionalTime,
+  messagingSocketPath: optionalText,
 });
 
 export type RegistryRow = z.infer<typeof RegistryRowSchema>;

@@ -73,20 +73,9 @@ export function serverSocketPath(socket: SocketChoice, env: NodeJS.ProcessEnv = 
   }
 }
 
-/** 64-bit FNV-1a of a string, in hex: a short file name for a socket path of any length. */
-export function shortHash(text: string): string {
-  let h = 0xcbf29ce484222325n;
-  for (const byte of Buffer.from(text)) h = BigInt.asUintN(64, (h ^ BigInt(byte)) * 0x100000001b3n);
-  return h.toString(16).padStart(16, '0');
-}
-
-/**
- * Where the supervisor of a server answers the judge's pane reads: a Unix
- * socket in the run directory (mode 0700: other users are kept out). Named by
- * a hash, not serverKey, because a socket's path must stay under 108 bytes.
- */
-export function paneReadSocketFile(home: string, socketPath: string): string {
-  return join(runDir(home), `judge-${shortHash(socketPath)}.sock`);
+/** The mailbox where the supervisor of a server answers the judge's pane reads (src/ownership/pane-read-service.ts). */
+export function paneReadDir(home: string, socketPath: string): string {
+  return join(runDir(home), `pane-reads-${serverKey(socketPath)}`);
 }
 
 /**

@@ -18,7 +18,7 @@ import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
 import { ControlClient } from '../tmux/control';
 import { readPaneLineVia } from '../tmux/ownership-reads';
 import { servePaneReads, type PaneReadReply, type PaneReadServer } from '../ownership/pane-read-service';
-import { livePidFromFile, paneReadSocketFile, pidFileContent, serverKey, supervisorPidFile } from './runtime';
+import { livePidFromFile, paneReadDir, pidFileContent, serverKey, supervisorPidFile } from './runtime';
 
 export const SEGMENT_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent'] as const;
 export type SegmentOption = (typeof SEGMENT_OPTIONS)[number];
@@ -194,13 +194,12 @@ export class Supervisor {
 
   /** Answers the judge's pane reads for this server (src/ownership/pane-read-service.ts says why). */
   private async servePaneReads(): Promise<void> {
-    const file = paneReadSocketFile(this.cfg.home, this.cfg.socketPath);
+    const dir = paneReadDir(this.cfg.home, this.cfg.socketPath);
     try {
-      this.paneReads = await servePaneReads(file, this.cfg.socketPath, (session) => this.readPane(session));
-      if (!this.paneReads) this.log(`not answering pane reads: ${file} is too long for a Unix socket`);
+      this.paneReads = await servePaneReads(dir, this.cfg.socketPath, (session) => this.readPane(session));
     } catch (err) {
       // owner reads tmux itself: slower, same answer.
-      this.log(`not answering pane reads on ${file}: ${errorMessage(err)}`);
+      this.log(`not answering pane reads in ${dir}: ${errorMessage(err)}`);
     }
   }
 
@@ -310,6 +309,7 @@ export class Supervisor {
       this.stop(0, 'tmux server went away');
       return;
     }
+    this.paneReads?.sweep();
     let changed = false;
     let tasksChanged = false;
     for (const dir of [tasksDir(this.cfg.home), this.cfg.registryDir]) {

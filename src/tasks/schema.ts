@@ -2,44 +2,49 @@
 // not know are kept and written back verbatim.
 import * as z from '../zod';
 
+// One instance per kind of field, shared by every field of that kind: a zod
+// schema is immutable, and building one costs start-up time on every call.
+const text = z.string();
+const optionalText = z.optional(text);
+
 export const AcceptanceItem = z.looseObject({
-  text: z.string(),
-  addedBy: z.string(),
-  addedAt: z.string(),
+  text,
+  addedBy: text,
+  addedAt: text,
 });
 
 export const Handover = z.looseObject({
-  from: z.string(),
-  to: z.string(),
-  at: z.string(),
-  reason: z.string(),
-  pane: z.optional(z.string()),
+  from: text,
+  to: text,
+  at: text,
+  reason: text,
+  pane: optionalText,
 });
 
 export const NONCE_RE = /^[0-9a-f]{32}$/;
 
 export const TaskSchema = z.looseObject({
-  slug: z.string(),
-  driverSid: z.optional(z.string()),
+  slug: text,
+  driverSid: optionalText,
   /** Older records name the owner operatorSid. */
-  operatorSid: z.optional(z.string()),
-  driverPane: z.optional(z.string()),
+  operatorSid: optionalText,
+  driverPane: optionalText,
   spawnNonce: z.optional(z.string().check(z.regex(NONCE_RE, 'must be 32 lowercase hex characters'))),
   driverPid: z.optional(z.number().check(z.int(), z.positive())),
-  driverProcStart: z.optional(z.string()),
-  launcherSid: z.optional(z.string()),
-  parentSid: z.optional(z.string()),
-  label: z.optional(z.string()),
-  cwd: z.optional(z.string()),
-  worktree: z.optional(z.string()),
-  branch: z.optional(z.string()),
-  base: z.optional(z.string()),
+  driverProcStart: optionalText,
+  launcherSid: optionalText,
+  parentSid: optionalText,
+  label: optionalText,
+  cwd: optionalText,
+  worktree: optionalText,
+  branch: optionalText,
+  base: optionalText,
   acceptance: z.optional(z.array(AcceptanceItem)),
-  priorDriverSid: z.optional(z.string()),
+  priorDriverSid: optionalText,
   driverEpoch: z.optional(z.number().check(z.int(), z.nonnegative())),
   handovers: z.optional(z.array(Handover)),
-  createdAt: z.optional(z.string()),
-  updatedAt: z.optional(z.string()),
+  createdAt: optionalText,
+  updatedAt: optionalText,
 });
 
 export type Task = z.infer<typeof TaskSchema>;

@@ -1,10 +1,12 @@
 // Builds the helper bundle once, so integration tests always run the code under test;
 // and bundles the test fixtures that child processes run (test/.build/, ignored by git).
 import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { TEST_CACHE_HOME } from '../../vitest.config';
 
-export default async function setup(): Promise<void> {
+export default async function setup(): Promise<() => void> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
   await build({
@@ -17,4 +19,5 @@ export default async function setup(): Promise<void> {
     logLevel: 'warning',
     banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
   });
+  return () => rmSync(TEST_CACHE_HOME, { recursive: true, force: true });
 }

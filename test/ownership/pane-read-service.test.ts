@@ -1,7 +1,7 @@
-// The judge's pane read over the supervisor's socket: the protocol as tables,
-// then both ends on a real Unix socket with a stand-in reader.
-import { createServer } from 'node:net';
-import { mkdir, writeFile } from 'node:fs/promises';
+// The judge's pane read through the supervisor's mailbox: the protocol as
+// tables, then both ends on a real directory with a stand-in reader.
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -9,12 +9,11 @@ import {
   parseQuestion,
   parseReply,
   servePaneReads,
-  socketPathFits,
   type PaneReadReply,
   type PaneReadServer,
 } from '../../src/ownership/pane-read-service';
-import { paneReadSocketFile, serverSocketPath, shortHash } from '../../src/status/runtime';
-import { makeTempDir, type TempDir } from '../helpers/env';
+import { paneReadDir, serverSocketPath } from '../../src/status/runtime';
+import { makeTempDir, waitFor, type TempDir } from '../helpers/env';
 import { startServer } from '../helpers/tmux-server';
 
 describe('parseQuestion', () => {
@@ -46,18 +45,10 @@ describe('parseReply', () => {
   });
 });
 
-describe('file names', () => {
-  it('shortHash: 16 hex characters, stable, different for different paths', () => {
-    expect(shortHash('/tmp/tmux-0/default')).toMatch(/^[0-9a-f]{16}$/);
-    expect(shortHash('/tmp/tmux-0/default')).toBe(shortHash('/tmp/tmux-0/default'));
-    expect(shortHash('/tmp/tmux-0/default')).not.toBe(shortHash('/tmp/tmux-0/defaulu'));
-    // FNV-1a 64 of the empty string is its offset basis.
-    expect(shortHash('')).toBe('cbf29ce484222325');
-  });
-  it('the socket file stays short whatever the tmux socket path', () => {
-    expect(paneReadSocketFile('/h', `/${'x'.repeat(500)}`)).toMatch(/^\/h\/run\/judge-[0-9a-f]{16}\.sock$/);
-    expect(socketPathFits(`/${'x'.repeat(106)}`)).toBe(true);
-    expect(socketPathFits(`/${'x'.repeat(107)}`)).toBe(false);
+describe('paneReadDir', () => {
+  it('one mailbox per server, in the run directory', () => {
+    expect(paneReadDir('/h', '/tmp/tmux-0/default')).toBe(`/h/run/pane-reads-${Buffer.from('/tmp/tmux-0/default').toString('base64url')}`);
+    expect(paneReadDir('/h', '/tmp/tmux-0/a')).not.toBe(paneReadDir('/h', '/tmp/tmux-0/b'));
   });
 });
 
@@ -97,14 +88,14 @@ describe('serverSocketPath', () => {
   });
 });
 
-describe('askPaneRead / servePaneReads on a real socket', () => {
+describe('askPaneRead / servePaneReads on a real directory', () => {
   let dir: TempDir;
-  let file: string;
+  let box: string;
   let served: PaneReadServer | null = null;
   const SERVER = '/tmp/tmux-9/fleet';
   beforeEach(async () => {
     dir = await makeTempDir('fleet-pr-');
-    file = join(dir.path, 'judge.sock');
+    box = join(dir.path, 'pane-reads');
   });
   afterEach(async () => {
     await served?.close();
@@ -113,24 +104,31 @@ describe('askPaneRead / servePaneReads on a real socket', () => {
   });
 
   const serve = async (read: (session: string) => Promise<PaneReadReply>) => {
-    served = await servePaneReads(file, SERVER, read);
-    expect(served).not.toBeNull();
+    served = await servePaneReads(box, SERVER, read);
   };
 
-  it('a read comes back; the reader is asked about the session named', async () => {
+  it('a read comes back; the reader is asked about the session named; nothing is left behind', async () => {
     const asked: string[] = [];
     await serve(async (s) => {
       asked.push(s);
       return { line: 'abc sid-1' };
     });
-    expect(await askPaneRead(file, SERVER, 'op-a')).toEqual({ nonce: 'abc', stamp: 'sid-1' });
-    expect(await askPaneRead(file, SERVER, 'op-b')).toEqual({ nonce: 'abc', stamp: 'sid-1' });
+    expect(await askPaneRead(box, SERVER, 'op-a')).toEqual({ nonce: 'abc', stamp: 'sid-1' });
+    expect(await askPaneRead(box, SERVER, 'op-b')).toEqual({ nonce: 'abc', stamp: 'sid-1' });
     expect(asked).toEqual(['op-a', 'op-b']);
+    expect(await readdir(box)).toEqual([]);
   });
 
-  it("a tmux error is an answer (the judge says 5), not a reason to ask tmux again", async () => {
+  it('many askers at once each get their own answer', async () => {
+    await serve(async (s) => ({ line: `nonce-${s} sid-${s}` }));
+    const sessions = Array.from({ length: 20 }, (_, i) => `op-${i}`);
+    const answers = await Promise.all(sessions.map((s) => askPaneRead(box, SERVER, s)));
+    expect(answers).toEqual(sessions.map((s) => ({ nonce: `nonce-${s}`, stamp: `sid-${s}` })));
+  });
+
+  it('a tmux error is an answer (the judge says 5), not a reason to ask tmux again', async () => {
     await serve(async () => ({ tmuxError: 'no server running' }));
-    expect(await askPaneRead(file, SERVER, 'op-a')).toEqual({ tmuxError: 'no server running' });
+    expect(await askPaneRead(box, SERVER, 'op-a')).toEqual({ tmuxError: 'no server running' });
   });
 
   it.each([
@@ -138,7 +136,7 @@ describe('askPaneRead / servePaneReads on a real socket', () => {
     ['the reader throws', async (): Promise<PaneReadReply> => Promise.reject(new Error('boom'))],
   ])('no answer (%s) -> null', async (_what, read) => {
     await serve(read);
-    expect(await askPaneRead(file, SERVER, 'op-a')).toBeNull();
+    expect(await askPaneRead(box, SERVER, 'op-a')).toBeNull();
   });
 
   it('a question about another server is refused -> null, and the reader is not asked', async () => {
@@ -147,58 +145,51 @@ describe('askPaneRead / servePaneReads on a real socket', () => {
       asked++;
       return { line: 'abc sid-1' };
     });
-    expect(await askPaneRead(file, '/tmp/tmux-9/other', 'op-a')).toBeNull();
+    expect(await askPaneRead(box, '/tmp/tmux-9/other', 'op-a')).toBeNull();
     expect(asked).toBe(0);
   });
 
-  it('a supervisor that never answers -> null after the timeout', async () => {
+  it('a supervisor that never answers -> null after the timeout, and the question is taken back', async () => {
     await serve(() => new Promise(() => undefined));
     const t0 = Date.now();
-    expect(await askPaneRead(file, SERVER, 'op-a', 300)).toBeNull();
+    expect(await askPaneRead(box, SERVER, 'op-a', 300)).toBeNull();
     expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+    expect((await readdir(box)).filter((n) => n.endsWith('.q'))).toEqual([]);
   });
 
-  it('a stale socket file (nobody listening) or none at all -> null', async () => {
-    // A listener that is gone leaves its file behind.
-    const s = createServer();
-    await new Promise<void>((r) => s.listen(file, r));
-    await new Promise<void>((r) => s.close(() => r()));
-    await writeFile(join(dir.path, 'plain-file'), 'x');
-    expect(await askPaneRead(file, SERVER, 'op-a', 5000)).toBeNull();
-    expect(await askPaneRead(join(dir.path, 'plain-file'), SERVER, 'op-a', 5000)).toBeNull();
-    expect(await askPaneRead(join(dir.path, 'missing'), SERVER, 'op-a', 5000)).toBeNull();
+  it('a mailbox nobody watches -> null after the timeout; no mailbox at all -> null at once', async () => {
+    await mkdir(box);
+    expect(await askPaneRead(box, SERVER, 'op-a', 300)).toBeNull();
+    expect(await readdir(box)).toEqual([]);
+    expect(await askPaneRead(join(dir.path, 'missing'), SERVER, 'op-a', 60_000)).toBeNull();
   });
 
-  it('a garbage question gets no read', async () => {
+  it('a garbage question gets no read and an "unavailable" answer', async () => {
     let asked = 0;
     await serve(async () => {
       asked++;
       return { line: 'x y' };
     });
-    const { connect } = await import('node:net');
-    const reply = await new Promise<string>((resolve) => {
-      let data = '';
-      const c = connect(file, () => c.write('list-sessions\n'));
-      c.setEncoding('utf8');
-      c.on('data', (d: string) => (data += d));
-      c.on('end', () => resolve(data));
-    });
-    expect(JSON.parse(reply)).toEqual({ unavailable: 'not a question' });
+    await writeFile(join(box, 'junk-1.q'), 'list-sessions');
+    await waitFor(() => existsSync(join(box, 'junk-1.a')), 'the answer to junk');
+    expect(JSON.parse(await readFile(join(box, 'junk-1.a'), 'utf8'))).toEqual({ unavailable: 'not a question' });
     expect(asked).toBe(0);
   });
 
-  it('the server takes over a stale file of its own name, and removes it when closed', async () => {
-    await writeFile(file, 'stale');
+  it('starting empties the mailbox; sweep removes what abandoned askers left; close removes it', async () => {
+    await mkdir(box);
+    await writeFile(join(box, 'old-1.a'), '{"line":"stale answer"}');
     await serve(async () => ({ line: 'a b' }));
-    expect(await askPaneRead(file, SERVER, 'op-a')).toEqual({ nonce: 'a', stamp: 'b' });
+    expect(await readdir(box)).toEqual([]);
+    await writeFile(join(box, 'gone-1.a'), '{}');
+    await writeFile(join(box, 'fresh-1.a'), '{}');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(join(box, 'gone-1.a'), old, old);
+    served!.sweep();
+    expect(await readdir(box)).toEqual(['fresh-1.a']);
     await served!.close();
     served = null;
-    expect(await askPaneRead(file, SERVER, 'op-a')).toBeNull();
-  });
-
-  it('a path too long for a Unix socket: nothing served, nothing asked', async () => {
-    const long = join(dir.path, 'x'.repeat(120));
-    expect(await servePaneReads(long, SERVER, async () => ({ line: 'a b' }))).toBeNull();
-    expect(await askPaneRead(long, SERVER, 'op-a')).toBeNull();
+    expect(existsSync(box)).toBe(false);
+    expect(await askPaneRead(box, SERVER, 'op-a', 60_000)).toBeNull();
   });
 });
