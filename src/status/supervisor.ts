@@ -52,6 +52,8 @@ export interface SupervisorConfig {
   render: Render;
   /** Extra formats read with every snapshot (style options). */
   formats?: Record<string, string>;
+  /** How long the control client stays without a pane read to make (default 60 s). */
+  controlIdleMs?: number;
 }
 
 /** Diff of desired against current values: only what changed is written. */
@@ -94,6 +96,8 @@ export function toastsForClients(snapshot: TmuxSnapshot, toasts: Rendered['toast
 }
 
 const HOOK_INDEX = 4711;
+/** The control client leaves after this long without a pane read to make. */
+const CONTROL_IDLE_MS = 60_000;
 const HOOKS = ['session-created', 'session-closed', 'session-renamed'];
 
 export class Supervisor {
@@ -113,6 +117,7 @@ export class Supervisor {
   private paneReads: PaneReadServer | null = null;
   private control: ControlClient | null = null;
   private controlStarting: Promise<ControlClient> | null = null;
+  private controlIdle: NodeJS.Timeout | null = null;
   /** The last tmux snapshot, with the values this supervisor has written since. */
   private last: TmuxSnapshot | null = null;
   private tmuxDirty = true;
@@ -229,6 +234,14 @@ export class Supervisor {
   }
 
   private async controlClient(attachTo: string): Promise<ControlClient> {
+    // Pending tasks come in bursts (spawns); between them the client leaves, so
+    // that it is not an attached client of the user's sessions for hours.
+    if (this.controlIdle) clearTimeout(this.controlIdle);
+    this.controlIdle = setTimeout(() => {
+      this.control?.close();
+      this.control = null;
+    }, this.cfg.controlIdleMs ?? CONTROL_IDLE_MS);
+    this.controlIdle.unref();
     if (this.control?.alive) return this.control;
     this.controlStarting ??= ControlClient.start(this.cfg.tmux, attachTo).finally(() => (this.controlStarting = null));
     this.control = await this.controlStarting;
@@ -434,6 +447,7 @@ export class Supervisor {
   private async cleanup(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     if (this.debounce) clearTimeout(this.debounce);
+    if (this.controlIdle) clearTimeout(this.controlIdle);
     this.watchers.forEach((w) => w.close());
     this.taskWatchers.forEach((w) => w.close());
     process.off('SIGUSR2', this.onNudge);

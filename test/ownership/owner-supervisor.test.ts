@@ -98,6 +98,20 @@ describe('owner with a supervisor: the pending read over its control client', ()
     expect(await tmux.count()).toBe(0);
   });
 
+  it('the control client leaves after a while without questions, and comes back for the next one', async () => {
+    await sup!.stop();
+    sup = await startSupervisor(w.server, { ...w.fe, env: { ...w.fe.env, TMUX_FLEET_CONTROL_IDLE_MS: '400' } });
+    await waitFor(() => existsSync(paneReadDir(w.fe.home, sup!.socketPath)), 'pane-read mailbox');
+    await pendingSession('i');
+    await stamp('i', 'sid-me');
+    const controlClients = async () => (await w.server.run(['list-clients', '-F', '#{client_control_mode}'])).split('\n').filter((l) => l === '1').length;
+    expect(await owner('i', 'sid-me')).toMatchObject({ verdict: 0 });
+    await waitFor(async () => (await controlClients()) === 0, 'the control client gone after 400 ms idle');
+    expect(await owner('i', 'sid-me')).toMatchObject({ verdict: 0 });
+    expect(await controlClients()).toBe(1);
+    expect(await tmux.count()).toBe(0);
+  });
+
   it('a supervisor killed hard leaves its mailbox behind: owner sees it is gone, reads tmux itself (one call), same answer', async () => {
     await pendingSession('k');
     await stamp('k', 'sid-me');
