@@ -7,10 +7,10 @@ import type { Liveness } from '../registry/liveness';
 import { readTask } from '../tasks/store';
 import { assertSlug } from '../tasks/slug';
 import type { Handover, Task } from '../tasks/schema';
-import { Tmux } from '../tmux/client';
+import { Tmux, type TmuxReads } from '../tmux/client';
 import { readAsker, readPaneAndAsker, readStamps, type AskerRead, type PaneRead } from '../tmux/ownership-reads';
-import { paneReadDir, runningSupervisor, serverSocketPath } from '../status/runtime';
-import { askPaneRead } from './pane-read-service';
+import { SupervisedReads } from '../status/read-mailbox';
+import { locateReadMailbox } from '../status/runtime';
 import { decide, lastHandover, livenessNeeded, paneToRead, type Decision } from './judge';
 import { isValidSid } from './sid';
 
@@ -45,7 +45,7 @@ function askerFromRead(read: AskerRead | null | undefined): Asker {
 }
 
 /** Names the asker, reading $TMUX_PANE's session when needed (one tmux call). */
-export async function resolveAsker(tmux: Tmux, as: unknown, env: NodeJS.ProcessEnv): Promise<Asker> {
+export async function resolveAsker(tmux: TmuxReads, as: unknown, env: NodeJS.ProcessEnv): Promise<Asker> {
   const known = askerWithoutTmux(as, env);
   if (known) return known;
   return askerFromRead(await readAsker(tmux, env.TMUX_PANE as string));
@@ -61,7 +61,7 @@ export interface Judgement {
 }
 
 /** Liveness of one session id: the registry, else whether a tmux session carries it as its stamp. */
-export async function livenessOf(tmux: Tmux, env: NodeJS.ProcessEnv, sid: string): Promise<Liveness> {
+export async function livenessOf(tmux: TmuxReads, env: NodeJS.ProcessEnv, sid: string): Promise<Liveness> {
   // Imported here: most verdicts (the asker is the owner) need no liveness, and the registry's schema costs start-up time.
   const [{ readRegistry }, { sessionLiveness }] = await Promise.all([import('../registry/reader'), import('../registry/liveness')]);
   const snapshot = await readRegistry(registryDir(env));
@@ -75,7 +75,7 @@ export async function livenessOf(tmux: Tmux, env: NodeJS.ProcessEnv, sid: string
  */
 export async function judgeLoaded(
   ctx: Context,
-  tmux: Tmux,
+  tmux: TmuxReads,
   slug: string,
   loaded: { task: Task | null; taskError?: TaskFileError },
   askerKnown: Asker | null,
@@ -85,14 +85,9 @@ export async function judgeLoaded(
   let paneRead: PaneRead | undefined;
   const pane = taskError ? null : paneToRead(task);
   if (pane !== null) {
-    // With the asker known, the supervisor can make the read (no process started); else one tmux call reads both.
-    const fromSupervisor = asker ? await paneReadFromSupervisor(ctx, pane) : null;
-    if (fromSupervisor) paneRead = fromSupervisor;
-    else {
-      const r = await readPaneAndAsker(tmux, pane, asker ? undefined : (ctx.env.TMUX_PANE as string));
-      paneRead = r.pane;
-      asker ??= askerFromRead(r.asker);
-    }
+    const r = await readPaneAndAsker(tmux, pane, asker ? undefined : (ctx.env.TMUX_PANE as string));
+    paneRead = r.pane;
+    asker ??= askerFromRead(r.asker);
   } else if (!asker) {
     asker = task && !taskError ? askerFromRead(await readAsker(tmux, ctx.env.TMUX_PANE as string)) : { sid: '', from: 'none' };
   }
@@ -105,15 +100,11 @@ export async function judgeLoaded(
 }
 
 /**
- * The pane read made by the supervisor of the server (its control client), or
- * null when none answers: no supervisor, a refusal, a timeout.
- * TMUX_FLEET_DIRECT_READ=1 skips it (the bench measures both ways).
+ * The tmux reads of a command: made by the server's supervisor through its
+ * control client when one runs (no process started), else by running tmux.
  */
-export async function paneReadFromSupervisor(ctx: Context, session: string): Promise<PaneRead | null> {
-  if (ctx.env.TMUX_FLEET_DIRECT_READ === '1') return null;
-  const socketPath = serverSocketPath(ctx.socket, ctx.env);
-  if (!socketPath || runningSupervisor(ctx.home, socketPath) === null) return null;
-  return askPaneRead(paneReadDir(ctx.home, socketPath), socketPath, session);
+export function readsFor(ctx: Context, tmux: Tmux): TmuxReads {
+  return new SupervisedReads(() => locateReadMailbox(ctx.home, ctx.socket, ctx.env), tmux);
 }
 
 /** Reads a task for judging: a corrupt file becomes taskError, never an exception. */
@@ -130,8 +121,7 @@ export async function loadForJudge(home: string, slug: string): Promise<{ task: 
 export async function judgeTask(ctx: Context, slug: unknown, as?: unknown): Promise<Judgement> {
   const s = assertSlug(slug);
   const askerKnown = askerWithoutTmux(as, ctx.env);
-  const tmux = new Tmux(ctx.socket);
-  return judgeLoaded(ctx, tmux, s, await loadForJudge(ctx.home, s), askerKnown);
+  return judgeLoaded(ctx, readsFor(ctx, new Tmux(ctx.socket)), s, await loadForJudge(ctx.home, s), askerKnown);
 }
 
 /** The `owner --json` object: SPEC's keys plus lastHandover. */

@@ -73,9 +73,21 @@ export function serverSocketPath(socket: SocketChoice, env: NodeJS.ProcessEnv = 
   }
 }
 
-/** The mailbox where the supervisor of a server answers the judge's pane reads (src/ownership/pane-read-service.ts). */
-export function paneReadDir(home: string, socketPath: string): string {
-  return join(runDir(home), `pane-reads-${serverKey(socketPath)}`);
+/** The mailbox where the supervisor of a server makes tmux reads for commands (src/status/read-mailbox.ts). */
+export function readMailboxDir(home: string, socketPath: string): string {
+  return join(runDir(home), `reads-${serverKey(socketPath)}`);
+}
+
+/**
+ * The mailbox of the supervisor of the server a command aims at, when one
+ * runs (its pid file, start time checked); null otherwise.
+ * TMUX_FLEET_DIRECT_READ=1: null (the bench measures both ways).
+ */
+export function locateReadMailbox(home: string, socket: SocketChoice, env: NodeJS.ProcessEnv): { dir: string; socketPath: string } | null {
+  if (env.TMUX_FLEET_DIRECT_READ === '1') return null;
+  const socketPath = serverSocketPath(socket, env);
+  if (!socketPath || runningSupervisor(home, socketPath) === null) return null;
+  return { dir: readMailboxDir(home, socketPath), socketPath };
 }
 
 /**

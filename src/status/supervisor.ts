@@ -15,10 +15,10 @@ import { pidsExisting, processIdentity, stillRunning, type ProcessIdentity } fro
 import type { Tmux } from '../tmux';
 import { applyChanges, type OptionChange, type Toast } from '../tmux/apply';
 import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
-import { ControlClient } from '../tmux/control';
-import { readPaneLineVia } from '../tmux/ownership-reads';
-import { servePaneReads, type PaneReadReply, type PaneReadServer } from '../ownership/pane-read-service';
-import { livePidFromFile, paneReadDir, pidFileContent, serverKey, supervisorPidFile } from './runtime';
+import type { TmuxResult } from '../tmux/client';
+import { ControlClient, runChainVia } from '../tmux/control';
+import { serveReads, type ReadsServer } from './read-mailbox';
+import { livePidFromFile, pidFileContent, readMailboxDir, serverKey, supervisorPidFile } from './runtime';
 
 export const SEGMENT_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent'] as const;
 export type SegmentOption = (typeof SEGMENT_OPTIONS)[number];
@@ -114,7 +114,7 @@ export class Supervisor {
   private sigs: Record<string, string> = {};
   /** Ticks and tmux writes, for tests and the bench. */
   readonly stats = { ticks: 0, reads: 0, writes: 0 };
-  private paneReads: PaneReadServer | null = null;
+  private reads: ReadsServer | null = null;
   private control: ControlClient | null = null;
   private controlStarting: Promise<ControlClient> | null = null;
   private controlIdle: NodeJS.Timeout | null = null;
@@ -167,7 +167,7 @@ export class Supervisor {
       }
       await writeFile(this.nudgeFile, '', { mode: 0o600 });
       await this.installHooks();
-      await this.servePaneReads();
+      await this.serveReads();
       this.startWatches();
       process.on('SIGTERM', this.onStop);
       process.on('SIGINT', this.onStop);
@@ -197,44 +197,45 @@ export class Supervisor {
     await this.cfg.tmux.chain(HOOKS.map((h) => ['set-hook', '-g', `${h}[${HOOK_INDEX}]`, cmd]));
   }
 
-  /** Answers the judge's pane reads for this server (src/ownership/pane-read-service.ts says why). */
-  private async servePaneReads(): Promise<void> {
-    const dir = paneReadDir(this.cfg.home, this.cfg.socketPath);
+  /** Makes tmux reads for short-lived commands on this server (src/status/read-mailbox.ts says why). */
+  private async serveReads(): Promise<void> {
+    const dir = readMailboxDir(this.cfg.home, this.cfg.socketPath);
     try {
-      this.paneReads = await servePaneReads(dir, this.cfg.socketPath, (session) => this.readPane(session));
+      this.reads = await serveReads(dir, this.cfg.socketPath, (commands) => this.readVia(commands));
     } catch (err) {
-      // owner reads tmux itself: slower, same answer.
-      this.log(`not answering pane reads in ${dir}: ${errorMessage(err)}`);
+      // The commands run tmux themselves: slower, same answers.
+      this.log(`not answering reads in ${dir}: ${errorMessage(err)}`);
     }
   }
 
   /**
-   * One pane read through the control client, started on the first question
-   * (attached to a session this supervisor saw, else the one asked about). A
-   * client that went away (its session closed) is replaced once, attached to
-   * the session asked about.
+   * Runs read commands through the control client, started on the first
+   * question and attached to a session this supervisor saw (else the one the
+   * question names). A client that went away (its session closed) is replaced
+   * once. Null: not answered (the asker runs tmux).
    */
-  private async readPane(session: string): Promise<PaneReadReply> {
-    for (const attachTo of [this.last?.sessions[0]?.name ?? session, session]) {
+  private async readVia(commands: string[][]): Promise<TmuxResult | null> {
+    const named = commands[0]?.find((a) => /^=.+:$/.test(a))?.slice(1, -1);
+    const candidates = [...new Set([this.last?.sessions[0]?.name, named].filter((n): n is string => Boolean(n)))];
+    for (const attachTo of candidates) {
       let client: ControlClient;
       try {
         client = await this.controlClient(attachTo);
-      } catch (err) {
-        return { unavailable: errorMessage(err) };
+      } catch {
+        return null;
       }
-      const read = await Promise.race([
-        readPaneLineVia(client, session),
-        new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 1000).unref()),
+      const r = await Promise.race([
+        runChainVia(client, commands),
+        new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 1000).unref()),
       ]);
-      if (read === 'timeout') return { unavailable: 'tmux did not answer in time' };
-      if (read) return read;
-      if (client.alive) return { unavailable: 'not sent over control mode' };
+      if (r === 'timeout') return null;
+      if (r || client.alive) return r;
     }
-    return { unavailable: 'no control client' };
+    return null;
   }
 
   private async controlClient(attachTo: string): Promise<ControlClient> {
-    // Pending tasks come in bursts (spawns); between them the client leaves, so
+    // Questions come in bursts (spawns, pending tasks); between them the client leaves, so
     // that it is not an attached client of the user's sessions for hours.
     if (this.controlIdle) clearTimeout(this.controlIdle);
     this.controlIdle = setTimeout(() => {
@@ -322,7 +323,7 @@ export class Supervisor {
       this.stop(0, 'tmux server went away');
       return;
     }
-    this.paneReads?.sweep();
+    this.reads?.sweep();
     let changed = false;
     let tasksChanged = false;
     for (const dir of [tasksDir(this.cfg.home), this.cfg.registryDir]) {
@@ -454,7 +455,7 @@ export class Supervisor {
     process.off('SIGTERM', this.onStop);
     process.off('SIGINT', this.onStop);
     this.control?.close();
-    await this.paneReads?.close();
+    await this.reads?.close();
     if (this.serverAlive()) await this.removeHooks();
     if (livePidFromFile(this.pidFile) === process.pid) {
       await unlink(this.pidFile).catch(() => undefined);

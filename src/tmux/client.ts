@@ -9,7 +9,15 @@ export interface TmuxResult {
   exitCode: number;
 }
 
-export class Tmux {
+/** The calls reads are made with: a Tmux, or the supervisor's answers (src/status/read-mailbox.ts). */
+export interface TmuxReads {
+  /** One command, arguments taken literally; never throws. */
+  tryRun(args: readonly string[]): Promise<TmuxResult>;
+  /** Commands as one chain: stops at the first failure; never throws. */
+  tryChain(commands: readonly (readonly string[])[]): Promise<TmuxResult>;
+}
+
+export class Tmux implements TmuxReads {
   constructor(
     readonly socket: SocketChoice = {},
     readonly bin: string = 'tmux',

@@ -5,15 +5,15 @@
 // Commands are written as lines that tmux's own parser reads, so this is the
 // one place where arguments are quoted rather than passed as argv. Only what
 // quotes safely is accepted: `controlLine` refuses an argument holding a single
-// quote, a backslash or a control character, and the caller falls back to a
-// plain tmux call with argv.
+// quote, a backslash or a control character other than a tab (a newline would
+// end the line), and the caller falls back to a plain tmux call with argv.
 import type { Tmux, TmuxResult } from './client';
 import { sessionTarget } from './args';
 
 /** One argument in single quotes (tmux takes them literally), or null when it cannot be quoted so. */
 export function quoteControlArg(arg: string): string | null {
   // eslint-disable-next-line no-control-regex
-  if (/['\\\u0000-\u001f\u007f]/.test(arg)) return null;
+  if (/['\\\u0000-\u0008\u000a-\u001f\u007f]/.test(arg)) return null;
   return `'${arg}'`;
 }
 
@@ -147,4 +147,22 @@ export class ControlClient {
     this.waiting = [];
     for (const w of waiting) w.resolve({ stdout: '', stderr: this.exited, exitCode: 127 });
   }
+}
+
+/**
+ * Runs commands one line each, as one tmux chain would: outputs joined, stopped
+ * at the first failure (exit code 1 with its message). Null when a command
+ * cannot be sent (see controlLine) or the client went away: run tmux instead.
+ */
+export async function runChainVia(control: ControlClient, commands: readonly (readonly string[])[]): Promise<TmuxResult | null> {
+  const lines = commands.map((c) => controlLine([c]));
+  if (lines.length === 0 || lines.some((l) => l === null)) return null;
+  let stdout = '';
+  for (const line of lines as string[]) {
+    const r = await control.run(line);
+    if (r.exitCode === 127) return null;
+    if (r.exitCode !== 0) return { stdout, stderr: r.stderr, exitCode: 1 };
+    stdout += r.stdout;
+  }
+  return { stdout, stderr: '', exitCode: 0 };
 }

@@ -1,3 +1,3 @@
 export { Tmux, parseRows, setOptionCommands } from './client';
-export type { TmuxResult } from './client';
+export type { TmuxReads, TmuxResult } from './client';
 export { sessionTarget, escapeArg, chainArgs, escapeFormat, FIELD_SEP } from './args';

@@ -1,8 +1,7 @@
 // The tmux reads and writes of the ownership side (spawn, stamp, judge, sweep,
 // takeover). Each function is one tmux invocation; argv arrays only.
 import { FIELD_SEP, sessionTarget } from './args';
-import type { Tmux } from './client';
-import { controlLine, type ControlClient } from './control';
+import type { Tmux, TmuxReads } from './client';
 
 /** What one session carries: the spawn nonce and the stamp. */
 export interface NonceStamp {
@@ -58,7 +57,7 @@ function tmuxErrorText(stderr: string, exitCode: number): string {
  * When only the chained asker read fails, the pane read is still returned.
  */
 export async function readPaneAndAsker(
-  tmux: Tmux,
+  tmux: TmuxReads,
   session: string,
   askerPane?: string,
 ): Promise<{ pane: PaneRead; asker?: AskerRead }> {
@@ -76,22 +75,8 @@ export async function readPaneAndAsker(
   return { pane, asker: parseAskerLine(lines[1] ?? '', askerPane) };
 }
 
-/**
- * The judge's read (the same command as readPaneAndAsker's first) through a
- * control-mode client: the raw line, or the tmux error. Null when it cannot be
- * made there (a name that does not quote safely, the client gone).
- */
-export async function readPaneLineVia(control: ControlClient, session: string): Promise<{ line: string } | { tmuxError: string } | null> {
-  const line = controlLine([['display-message', '-p', '-t', sessionTarget(session), NONCE_STAMP_FORMAT]]);
-  if (line === null) return null;
-  const r = await control.run(line);
-  if (r.exitCode === 127) return null;
-  if (r.exitCode !== 0) return { tmuxError: tmuxErrorText(r.stderr, r.exitCode) };
-  return { line: firstLine(r.stdout) };
-}
-
 /** The session holding a pane and its stamp (one call); found=false for a missing pane; null on a tmux failure. */
-export async function readAsker(tmux: Tmux, pane: string): Promise<AskerRead | null> {
+export async function readAsker(tmux: TmuxReads, pane: string): Promise<AskerRead | null> {
   const r = await tmux.tryRun(askerCommand(pane));
   if (r.exitCode !== 0) return null;
   return parseAskerLine(firstLine(r.stdout), pane);
@@ -106,7 +91,7 @@ export async function readSessionMarks(tmux: Tmux): Promise<Map<string, NonceSta
 }
 
 /** Every stamp on the server (the "stamped" liveness fallback); null when tmux cannot be read. */
-export async function readStamps(tmux: Tmux): Promise<Set<string> | null> {
+export async function readStamps(tmux: TmuxReads): Promise<Set<string> | null> {
   const r = await tmux.tryRun(['list-sessions', '-F', '#{@claude_session_id}']);
   if (r.exitCode !== 0) return null;
   return new Set(r.stdout.split('\n').filter((s) => s !== ''));

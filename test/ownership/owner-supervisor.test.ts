@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { paneReadDir } from '../../src/status/runtime';
+import { readMailboxDir } from '../../src/status/runtime';
 import { loadedModules, waitFor } from '../helpers/env';
 import { startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
 import { countingTmux } from '../helpers/tmux-server';
@@ -16,7 +16,7 @@ let tmux: { PATH: string; count(): Promise<number> };
 beforeEach(async () => {
   w = await makeWorld();
   sup = await startSupervisor(w.server, w.fe);
-  await waitFor(() => existsSync(paneReadDir(w.fe.home, sup!.socketPath)), 'pane-read mailbox');
+  await waitFor(() => existsSync(readMailboxDir(w.fe.home, sup!.socketPath)), 'read mailbox');
   tmux = await countingTmux(w.fe.root);
 });
 afterEach(async () => {
@@ -64,6 +64,20 @@ describe('owner with a supervisor: the pending read over its control client', ()
     expect(clients.trim().split('\n')).toEqual(['1']);
   });
 
+  it("the asker read from $TMUX_PANE and a liveness read from tmux's stamps go through the supervisor too", async () => {
+    await pendingSession('p');
+    await stamp('p', 'sid-me');
+    const pane = (await w.server.run(['display-message', '-p', '-t', '=op-p:', '#{pane_id}'])).trim();
+    const r = await w.fleet(['owner', 'p', '--json'], { env: { PATH: tmux.PATH, TMUX_PANE: pane } });
+    expect(json(r)).toMatchObject({ verdict: 0, asker: 'sid-me', via: 'pane' });
+
+    // A decided task whose owner has no registry row: its liveness is whether a session carries its stamp.
+    await w.writeTask('d', { driverSid: 'sid-nowhere', driverPane: 'op-d' });
+    expect(await owner('d', 'sid-other')).toMatchObject({ verdict: 9, owner: 'sid-nowhere', liveness: 'gone' });
+    expect(await owner('p', 'sid-other')).toMatchObject({ verdict: 9, owner: 'sid-me', liveness: 'live' });
+    expect(await tmux.count()).toBe(0);
+  });
+
   it('every answer is a fresh read: a session recreated under the same name is never taken for the spawn', async () => {
     await pendingSession('r');
     await stamp('r', 'sid-me');
@@ -101,7 +115,7 @@ describe('owner with a supervisor: the pending read over its control client', ()
   it('the control client leaves after a while without questions, and comes back for the next one', async () => {
     await sup!.stop();
     sup = await startSupervisor(w.server, { ...w.fe, env: { ...w.fe.env, TMUX_FLEET_CONTROL_IDLE_MS: '400' } });
-    await waitFor(() => existsSync(paneReadDir(w.fe.home, sup!.socketPath)), 'pane-read mailbox');
+    await waitFor(() => existsSync(readMailboxDir(w.fe.home, sup!.socketPath)), 'read mailbox');
     await pendingSession('i');
     await stamp('i', 'sid-me');
     const controlClients = async () => (await w.server.run(['list-clients', '-F', '#{client_control_mode}'])).split('\n').filter((l) => l === '1').length;
@@ -118,7 +132,7 @@ describe('owner with a supervisor: the pending read over its control client', ()
     process.kill(sup!.pid, 'SIGKILL');
     await sup!.proc;
     sup = null;
-    expect(existsSync(paneReadDir(w.fe.home, (await w.server.run(['display-message', '-p', '#{socket_path}'])).trim()))).toBe(true);
+    expect(existsSync(readMailboxDir(w.fe.home, (await w.server.run(['display-message', '-p', '#{socket_path}'])).trim()))).toBe(true);
     expect(await owner('k', 'sid-me')).toMatchObject({ verdict: 0, via: 'pane' });
     expect(await tmux.count()).toBe(1);
   });

@@ -3,8 +3,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ControlClient, ControlParser, controlLine, quoteControlArg, type ControlEvent } from '../../src/tmux/control';
-import { NONCE_STAMP_FORMAT, readPaneLineVia } from '../../src/tmux/ownership-reads';
+import { ControlClient, ControlParser, controlLine, quoteControlArg, runChainVia, type ControlEvent } from '../../src/tmux/control';
+import { NONCE_STAMP_FORMAT } from '../../src/tmux/ownership-reads';
 import { makeTempDir, waitFor } from '../helpers/env';
 import { startServer, type TestServer } from '../helpers/tmux-server';
 
@@ -20,7 +20,7 @@ describe('quoteControlArg / controlLine', () => {
     ["it's", null],
     ['back\\slash', null],
     ['new\nline', null],
-    ['tab\there', null],
+    ['tab\there', "'tab\there'"],
     ['nul\u0000', null],
     ['del\u007f', null],
   ];
@@ -75,6 +75,8 @@ describe('ControlParser', () => {
 describe('ControlClient on a real server', () => {
   let server: TestServer;
   let client: ControlClient | null = null;
+  const nonceStamp = (session: string) => ['display-message', '-p', '-t', `=${session}:`, NONCE_STAMP_FORMAT];
+  const ok = (stdout: string) => ({ stdout, stderr: '', exitCode: 0 });
   beforeEach(async () => {
     server = await startServer();
     await server.newSession('held');
@@ -90,11 +92,36 @@ describe('ControlClient on a real server', () => {
 
   it("reads a session's nonce and stamp, and an empty line for a missing session", async () => {
     client = await ControlClient.start(server.tmux, 'held');
-    expect(await readPaneLineVia(client, 'op-x')).toEqual({ line: `${'n'.repeat(32)} sid-x` });
+    expect(await runChainVia(client, [nonceStamp('op-x')])).toEqual(ok(`${'n'.repeat(32)} sid-x\n`));
     // Exact target: `op` is a prefix of op-x and must not match it.
-    expect(await readPaneLineVia(client, 'op')).toEqual({ line: ' ' });
+    expect(await runChainVia(client, [nonceStamp('op')])).toEqual(ok(' \n'));
     const clients = await server.run(['list-clients', '-F', '#{client_control_mode} #{session_name}']);
     expect(clients.trim()).toBe('1 held');
+  });
+
+  it('runChainVia gives what the same chain run as a tmux process gives', async () => {
+    client = await ControlClient.start(server.tmux, 'held');
+    const chains: string[][][] = [
+      [nonceStamp('op-x')],
+      [nonceStamp('missing')],
+      [['list-sessions', '-F', '#{session_name}\t#{@claude_session_id}']],
+      [nonceStamp('op-x'), ['display-message', '-p', '-t', '=held:', '#{session_name};']],
+      // Stops at the first failure, keeping what ran before it.
+      [nonceStamp('op-x'), ['display-message', '-p', '-t', '%999', '#{pane_id}'], nonceStamp('held')],
+    ];
+    for (const chain of chains) {
+      const viaControl = await runChainVia(client, chain);
+      const viaProcess = await server.tmux.tryChain(chain);
+      expect(viaControl && { stdout: viaControl.stdout, failed: viaControl.exitCode !== 0 }).toEqual({ stdout: viaProcess.stdout, failed: viaProcess.exitCode !== 0 });
+      if (viaProcess.exitCode !== 0) expect(viaControl!.stderr.trim()).toBe(viaProcess.stderr.trim());
+    }
+  });
+
+  it('a command that cannot be quoted is not sent (null: run tmux instead)', async () => {
+    client = await ControlClient.start(server.tmux, 'held');
+    expect(await runChainVia(client, [['display-message', '-p', "it's"]])).toBeNull();
+    expect(await runChainVia(client, [['display-message', '-p', 'two\nlines']])).toBeNull();
+    expect(await runChainVia(client, [])).toBeNull();
   });
 
   it('a command tmux refuses comes back as a failure with its message', async () => {
@@ -103,7 +130,7 @@ describe('ControlClient on a real server', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/unknown command/);
     // The client still works after it.
-    expect(await readPaneLineVia(client, 'op-x')).toEqual({ line: `${'n'.repeat(32)} sid-x` });
+    expect(await runChainVia(client, [nonceStamp('op-x')])).toEqual(ok(`${'n'.repeat(32)} sid-x\n`));
   });
 
   it('hostile values go through the quoting literally, and nothing runs', async () => {
@@ -121,10 +148,10 @@ describe('ControlClient on a real server', () => {
 
   it('goes away when its session closes: waiting and later commands fail with 127', async () => {
     client = await ControlClient.start(server.tmux, 'held');
-    expect(await readPaneLineVia(client, 'op-x')).not.toBeNull();
+    expect(await runChainVia(client, [nonceStamp('op-x')])).not.toBeNull();
     await server.run(['kill-session', '-t', '=held:']);
     await waitFor(() => !client!.alive, 'control client gone');
-    expect(await readPaneLineVia(client, 'op-x')).toBeNull();
+    expect(await runChainVia(client, [nonceStamp('op-x')])).toBeNull();
     expect((await client.run("'list-sessions'")).exitCode).toBe(127);
   });
 
