@@ -209,11 +209,12 @@ async function benchOwner() {
   // The server's supervisor, as the plugin starts it: it answers a pending task's pane read over its control client.
   const sup = spawn(process.execPath, [BIN, 'supervise'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   children.add(sup);
-  await waitFor(() => existsSync(join(home, 'run')) && readdirSync(join(home, 'run')).some((f) => f.startsWith('pane-reads-')), 'the supervisor answering pane reads');
+  // Its mailbox (src/status/runtime.ts, readMailboxDir) appears once it answers.
+  await waitFor(() => existsSync(join(home, 'run', `reads-${Buffer.from(server.socketPath).toString('base64url')}`)), 'the supervisor answering reads');
   const direct = { ...env, TMUX_FLEET_DIRECT_READ: '1' };
   const cases = [
     ['decided task (no tmux call)', [BIN, 'owner', 'decided', '--as', owner], env],
-    ['pending task, read by the supervisor (its control client; no process)', [BIN, 'owner', 'pending', '--as', owner], env],
+    ['pending task, read made by the supervisor (its control client; no process)', [BIN, 'owner', 'pending', '--as', owner], env],
     ['pending task, no supervisor (owner runs tmux once)', [BIN, 'owner', 'pending', '--as', owner], direct],
     ['decided task, without the code cache (TMUX_FLEET_CODE_CACHE=0; a first call)', [BIN, 'owner', 'decided', '--as', owner], { ...env, TMUX_FLEET_CODE_CACHE: '0' }],
   ];
@@ -431,7 +432,7 @@ async function benchTree() {
   const runDir = join(home, 'run');
   const supPid = await waitFor(() => {
     if (!existsSync(runDir)) return 0;
-    for (const f of readdirSync(runDir)) {
+    for (const f of readdirSync(runDir).filter((n) => n.startsWith('supervisor-') && n.endsWith('.pid'))) {
       const pid = Number(readFileSync(join(runDir, f), 'utf8').trim().split(/\s/)[0]);
       if (pid > 0 && existsSync(`/proc/${pid}`)) return pid;
     }
