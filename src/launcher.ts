@@ -35,16 +35,20 @@ function readCache(file: string | null): Buffer | undefined {
   }
 }
 
-/** Writes the cache (temporary name, then rename) and removes the caches of other builds. */
+/**
+ * Writes the cache (temporary name, then rename) and removes the caches of
+ * other builds. Those of other Node versions of this build stay: a hook run by
+ * one Node and a shell by another would otherwise remove each other's.
+ */
 function writeCache(dir: string, file: string, data: Buffer): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, data, { mode: 0o600 });
     renameSync(tmp, file);
-    const name = file.slice(dir.length + 1);
+    const thisBuild = `${PREFIX}${__FLEET_BUILD_ID__}-`;
     for (const other of readdirSync(dir)) {
-      if (other.startsWith(PREFIX) && other !== name && !other.endsWith('.tmp')) unlinkSync(join(dir, other));
+      if (other.startsWith(PREFIX) && !other.startsWith(thisBuild) && !other.endsWith('.tmp')) unlinkSync(join(dir, other));
     }
   } catch {
     // A cache is a saving, never a reason to fail.

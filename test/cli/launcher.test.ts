@@ -1,6 +1,6 @@
 // The launcher's V8 code cache (src/launcher.ts): written once, then used;
 // never a reason for a command to fail or to say anything.
-import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeFleetEnv, runFleet, type FleetEnv } from '../helpers/env';
@@ -61,15 +61,17 @@ describe('the code cache', () => {
     expect((await stat(file)).ino).toBe(replaced.ino);
   });
 
-  it("another build's cache is removed when this build writes its own", async () => {
-    await mkdir(cacheDir(), { recursive: true });
+  it("another build's cache is removed when this build writes its own; this build's for another Node stays", async () => {
+    await ownerRun();
+    const [mine] = await cacheFiles();
+    const build = /^code-([0-9a-f]{16})-/.exec(mine!)![1];
+    await rm(join(cacheDir(), mine!));
+    const otherNode = `code-${build}-v99.0.0-${process.arch}.bin`;
     await writeFile(join(cacheDir(), 'code-0000000000000000-v20.0.0-x64.bin'), 'old');
+    await writeFile(join(cacheDir(), otherNode), 'another node');
     await writeFile(join(cacheDir(), 'unrelated.txt'), 'kept');
     await ownerRun();
-    const files = await cacheFiles();
-    expect(files).toHaveLength(2);
-    expect(files).toContain('unrelated.txt');
-    expect(files.filter((f) => f.startsWith('code-0000'))).toEqual([]);
+    expect(await cacheFiles()).toEqual([mine!, otherNode, 'unrelated.txt'].sort());
   });
 
   it('a cache directory that cannot be made: the command works and says nothing', async () => {
