@@ -59,8 +59,12 @@ export function parseQuestion(text: string): ReadsQuestion | null {
   }
 }
 
-/** Reads only: what the supervisor agrees to run for an asker. */
+/**
+ * Reads only: what the supervisor agrees to run for an asker. A format that
+ * would run a shell command (`#(...)`) is no read: none of ours holds one.
+ */
 export function isReadCommand(command: readonly string[]): boolean {
+  if (command.some((a) => a.includes('#('))) return false;
   if (command[0] === 'list-sessions') return true;
   return command[0] === 'display-message' && command.includes('-p');
 }

@@ -45,6 +45,8 @@ describe('isReadCommand: only reads are answered', () => {
     [['set-option', '-t', '=a:', '@x', '1'], false],
     [['kill-server'], false],
     [['run-shell', 'touch x'], false],
+    [['display-message', '-p', '#(touch x)'], false],
+    [['list-sessions', '-F', '#{session_name} #(id)'], false],
   ];
   it.each(cases)('%j -> %s', (command, read) => {
     expect(isReadCommand(command)).toBe(read);
