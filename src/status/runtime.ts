@@ -1,5 +1,7 @@
-// The supervisor's pid file, one per tmux server, and the nudge that asks it
-// to re-render now. Neither starts a process.
+// Where a server's supervisor is found: its pid file (one per tmux server),
+// the nudge that asks it to re-render now, the mailbox where it makes tmux
+// reads for commands, and the socket path that names the server. Nothing here
+// starts a process.
 import { readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { runDir, type SocketChoice } from '../context';

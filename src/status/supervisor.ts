@@ -3,7 +3,8 @@
 // process. It wakes on file watches (tasks, registry, its nudge file), on
 // SIGUSR2 from stamp/spawn/takeover, and on a slow poll that only makes
 // system calls; each wake is one tmux read, the verdicts and hops computed in
-// memory, and the changed options written in one tmux call.
+// memory, and the changed options written in one tmux call. It also makes
+// tmux reads for `owner` through one control-mode client (read-mailbox.ts).
 import { readdirSync, watch, type FSWatcher } from 'node:fs';
 import { mkdir, readFile, stat, unlink, writeFile, writeNewFile } from '../fs-async';
 import { join } from 'node:path';
@@ -52,7 +53,7 @@ export interface SupervisorConfig {
   render: Render;
   /** Extra formats read with every snapshot (style options). */
   formats?: Record<string, string>;
-  /** How long the control client stays without a pane read to make (default 60 s). */
+  /** How long the control client stays without a read to make (default 60 s). */
   controlIdleMs?: number;
 }
 
@@ -96,7 +97,7 @@ export function toastsForClients(snapshot: TmuxSnapshot, toasts: Rendered['toast
 }
 
 const HOOK_INDEX = 4711;
-/** The control client leaves after this long without a pane read to make. */
+/** The control client leaves after this long without a read to make. */
 const CONTROL_IDLE_MS = 60_000;
 const HOOKS = ['session-created', 'session-closed', 'session-renamed'];
 
