@@ -126,6 +126,11 @@ describe('owner with a supervisor: the pending read over its control client', ()
     expect(await tmux.count()).toBe(0);
   });
 
+  it("doctor says the supervisor makes owner's tmux reads", async () => {
+    const r = await w.fleet(['doctor']);
+    expect(r.stdout.split('\n')).toContainEqual(`✔ supervisor: running (pid ${sup!.pid}; makes owner's tmux reads)`);
+  });
+
   it('a supervisor killed hard leaves its mailbox behind: owner sees it is gone, reads tmux itself (one call), same answer', async () => {
     await pendingSession('k');
     await stamp('k', 'sid-me');
