@@ -1,14 +1,17 @@
 import type { Context } from '../context';
-import { ExitWith } from '../errors';
+import { ExitWith, FleetError } from '../errors';
+import { readsFor } from '../status/read-mailbox';
 import { Tmux } from '../tmux';
+import { readSessionStamp } from '../tmux/ownership-reads';
 import type { Args } from './spec';
 import { writeStdout } from './output';
 
 export async function run(args: Args, ctx: Context): Promise<number> {
   const name = String(args.name);
   const tmux = new Tmux(ctx.socket);
-  const sid = await tmux.display(name, '#{@claude_session_id}');
-  if (!sid) throw new ExitWith(1, `no stamp on tmux session "${name}" (${tmux.describeServer()})`);
-  writeStdout(ctx.json ? `${JSON.stringify({ session: name, sid })}\n` : `${sid}\n`);
+  const read = await readSessionStamp(readsFor(ctx, tmux), name);
+  if ('tmuxError' in read) throw new FleetError(`tmux display-message on ${tmux.describeServer()}: ${read.tmuxError}`);
+  if (!read.stamp) throw new ExitWith(1, `no stamp on tmux session "${name}" (${tmux.describeServer()})`);
+  writeStdout(ctx.json ? `${JSON.stringify({ session: name, sid: read.stamp })}\n` : `${read.stamp}\n`);
   return 0;
 }

@@ -9,8 +9,7 @@ import { assertSlug } from '../tasks/slug';
 import type { Handover, Task } from '../tasks/schema';
 import { Tmux, type TmuxReads } from '../tmux/client';
 import { readAsker, readPaneAndAsker, readStamps, type AskerRead, type PaneRead } from '../tmux/ownership-reads';
-import { SupervisedReads } from '../status/read-mailbox';
-import { locateReadMailbox } from '../status/runtime';
+import { readsFor } from '../status/read-mailbox';
 import { decide, lastHandover, livenessNeeded, paneToRead, type Decision } from './judge';
 import { isValidSid } from './sid';
 
@@ -97,14 +96,6 @@ export async function judgeLoaded(
   const liveness: Liveness | null = need === null ? null : await livenessOf(tmux, ctx.env, need);
   const decision = decide({ ...base, liveness: () => liveness ?? 'unknown' });
   return { slug, decision, asker: who, task, taskError, paneRead };
-}
-
-/**
- * The tmux reads of a command: made by the server's supervisor through its
- * control client when one runs (no process started), else by running tmux.
- */
-export function readsFor(ctx: Context, tmux: Tmux): TmuxReads {
-  return new SupervisedReads(() => locateReadMailbox(ctx.home, ctx.socket, ctx.env), tmux);
 }
 
 /** Reads a task for judging: a corrupt file becomes taskError, never an exception. */

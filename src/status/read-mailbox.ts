@@ -28,7 +28,9 @@
 import { readFileSync, readdirSync, renameSync, statSync, unlinkSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { mkdir, readdir, rm } from '../fs-async';
-import type { TmuxReads, TmuxResult } from '../tmux/client';
+import type { Context } from '../context';
+import type { Tmux, TmuxReads, TmuxResult } from '../tmux/client';
+import { locateReadMailbox } from './runtime';
 
 /** How long a command waits for the supervisor before running tmux itself. */
 export const ASK_TIMEOUT_MS = 1500;
@@ -179,6 +181,14 @@ export class SupervisedReads implements TmuxReads {
     }
     return this.direct.tryChain(commands);
   }
+}
+
+/**
+ * The tmux reads of a command: made by the server's supervisor through its
+ * control client when one runs (no process started), else by running tmux.
+ */
+export function readsFor(ctx: Context, tmux: Tmux): TmuxReads {
+  return new SupervisedReads(() => locateReadMailbox(ctx.home, ctx.socket, ctx.env), tmux);
 }
 
 export interface ReadsServer {

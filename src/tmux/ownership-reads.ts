@@ -90,6 +90,13 @@ export async function readSessionMarks(tmux: Tmux): Promise<Map<string, NonceSta
   return out;
 }
 
+/** The stamp of a session, as set (empty: none, or no such session), or the tmux failure; one read. */
+export async function readSessionStamp(tmux: TmuxReads, session: string): Promise<{ stamp: string } | { tmuxError: string }> {
+  const r = await tmux.tryRun(['display-message', '-p', '-t', sessionTarget(session), '#{@claude_session_id}']);
+  if (r.exitCode !== 0) return { tmuxError: tmuxErrorText(r.stderr, r.exitCode) };
+  return { stamp: r.stdout.replace(/\n$/, '') };
+}
+
 /** Every stamp on the server (the "stamped" liveness fallback); null when tmux cannot be read. */
 export async function readStamps(tmux: TmuxReads): Promise<Set<string> | null> {
   const r = await tmux.tryRun(['list-sessions', '-F', '#{@claude_session_id}']);

@@ -126,6 +126,17 @@ describe('owner with a supervisor: the pending read over its control client', ()
     expect(await tmux.count()).toBe(0);
   });
 
+  it('sid-of-pane is answered the same way: the stamp, or exit 1, with no tmux process', async () => {
+    await pendingSession('s');
+    await stamp('s', 'sid-me');
+    const r = await w.fleet(['sid-of-pane', 'op-s'], { env: { PATH: tmux.PATH } });
+    expect([r.exitCode, r.stdout]).toEqual([0, 'sid-me']);
+    const none = await w.fleet(['sid-of-pane', 'op'], { env: { PATH: tmux.PATH } });
+    expect(none.exitCode).toBe(1);
+    expect(none.stderr).toMatch(/no stamp on tmux session "op"/);
+    expect(await tmux.count()).toBe(0);
+  });
+
   it("doctor says the supervisor makes owner's tmux reads", async () => {
     const r = await w.fleet(['doctor']);
     expect(r.stdout.split('\n')).toContainEqual(`✔ supervisor: running (pid ${sup!.pid}; makes owner's tmux reads)`);
