@@ -89,7 +89,8 @@ export class ControlClient {
   static async start(tmux: Tmux, session: string): Promise<ControlClient> {
     const client = new ControlClient();
     const { execa } = await import('execa');
-    const argv = [...tmux.socketArgs(), '-C', 'attach-session', '-f', 'ignore-size,no-output', '-t', sessionTarget(session)];
+    // -N: attach-session may start a server; a gone server must stay gone (and no tmux.conf run for it).
+    const argv = ['-N', ...tmux.socketArgs(), '-C', 'attach-session', '-f', 'ignore-size,no-output', '-t', sessionTarget(session)];
     const child = execa(tmux.bin, argv, { stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', buffer: false, reject: false });
     client.child = child;
     let stderr = '';

@@ -23,6 +23,15 @@ export async function removeSocketFile(name: string): Promise<void> {
   await rm(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${uid}`, name), { force: true });
 }
 
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Single-quotes a word for sh. */
 export const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -48,6 +57,7 @@ export async function startServer(prefix = 'fleet-test'): Promise<TestServer> {
   const tmux = new Tmux({ name });
   // -f /dev/null: no user config. A keeper session holds the server up between test sessions.
   await tmux.run(['-f', '/dev/null', 'new-session', '-d', '-s', 'keeper', '-x', '200', '-y', '50', 'sleep 86400']);
+  const pid = Number((await tmux.run(['display-message', '-p', '#{pid}'])).trim());
   const server: TestServer = {
     name,
     tmux,
@@ -58,6 +68,9 @@ export async function startServer(prefix = 'fleet-test'): Promise<TestServer> {
     },
     async kill() {
       await tmux.tryRun(['kill-server']);
+      // A server that does not go (a client that will not leave) must not outlive the test.
+      const gone = await waitFor(() => !processExists(pid), `tmux server ${pid} gone`, 3000).catch(() => false);
+      if (gone === false) process.kill(pid, 'SIGKILL');
       await removeSocketFile(name);
     },
   };

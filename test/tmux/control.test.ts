@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ControlClient, ControlParser, controlLine, quoteControlArg, runChainVia, type ControlEvent } from '../../src/tmux/control';
 import { NONCE_STAMP_FORMAT } from '../../src/tmux/ownership-reads';
+import { Tmux } from '../../src/tmux';
 import { makeTempDir, waitFor } from '../helpers/env';
 import { startServer, type TestServer } from '../helpers/tmux-server';
 
@@ -153,6 +154,15 @@ describe('ControlClient on a real server', () => {
     await waitFor(() => !client!.alive, 'control client gone');
     expect(await runChainVia(client, [nonceStamp('op-x')])).toBeNull();
     expect((await client.run("'list-sessions'")).exitCode).toBe(127);
+  });
+
+  it('a server that is gone stays gone: starting a client does not start one', async () => {
+    const name = `${server.name}-none`;
+    const gone = new Tmux({ name });
+    client = await ControlClient.start(gone, 'keeper');
+    await waitFor(() => !client!.alive, 'control client gone');
+    expect((await gone.tryRun(['list-sessions'])).exitCode).not.toBe(0);
+    expect(existsSync(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`, name))).toBe(false);
   });
 
   it('attaching to a missing session ends the client, without throwing; later commands fail with 127', async () => {
