@@ -1,6 +1,7 @@
 // Shared set-up of the ownership tests: a private tmux server, a temp fleet
 // home, the stand-in agent as the spawned command, and task/registry helpers.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { procStartLstart } from '../../src/proc';
@@ -28,6 +29,10 @@ export interface World {
   /** A registry row for a pid that does not exist. */
   deadRow(sid: string): Promise<number>;
   waitOwner(slug: string): Promise<string>;
+  /** A session as a spawn leaves it (op-<slug>, carrying a nonce) and the pending task naming it; returns the nonce. */
+  pendingSession(slug: string, nonce?: string): Promise<string>;
+  /** Sets the stamp of op-<slug>, as the agent's SessionStart hook would. */
+  stamp(slug: string, sid: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -77,6 +82,13 @@ export async function makeWorld(): Promise<World> {
         }
       }, `owner of ${slug}`);
     },
+    async pendingSession(slug, n = nonce()) {
+      await server.newSession(`op-${slug}`);
+      await server.run(['set-option', '-t', `=op-${slug}:`, '@spawn_nonce', n]);
+      await world.writeTask(slug, { driverSid: '', driverPane: `op-${slug}`, spawnNonce: n });
+      return n;
+    },
+    stamp: (slug, sid) => server.run(['set-option', '-t', `=op-${slug}:`, '@claude_session_id', sid]),
     async close() {
       for (const c of children) c.kill('SIGKILL');
       await server.kill();
@@ -85,6 +97,9 @@ export async function makeWorld(): Promise<World> {
   };
   return world;
 }
+
+/** A spawn nonce: 32 lowercase hex characters. */
+export const nonce = () => randomBytes(16).toString('hex');
 
 export function json<T = Record<string, unknown>>(r: CliResult): T {
   return JSON.parse(r.stdout) as T;

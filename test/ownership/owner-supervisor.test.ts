@@ -1,14 +1,13 @@
 // `owner` on a pending task with the server's supervisor running: the pane read
 // is made by the supervisor's control client, fresh for every question, and
 // `owner` starts no process. Without an answer it reads tmux itself.
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readMailboxDir } from '../../src/status/runtime';
 import { loadedModules, waitFor } from '../helpers/env';
 import { startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
 import { countingTmux } from '../helpers/tmux-server';
-import { json, makeWorld, type World } from './fixture';
+import { json, makeWorld, nonce, type World } from './fixture';
 
 let w: World;
 let sup: RunningSupervisor | null;
@@ -24,16 +23,6 @@ afterEach(async () => {
   await w.close();
 });
 
-const nonce = () => randomBytes(16).toString('hex');
-
-async function pendingSession(slug: string, n = nonce()): Promise<string> {
-  await w.server.newSession(`op-${slug}`);
-  await w.server.run(['set-option', '-t', `=op-${slug}:`, '@spawn_nonce', n]);
-  await w.writeTask(slug, { driverSid: '', driverPane: `op-${slug}`, spawnNonce: n });
-  return n;
-}
-const stamp = (slug: string, sid: string) => w.server.run(['set-option', '-t', `=op-${slug}:`, '@claude_session_id', sid]);
-
 /** owner --json, with the counting tmux first on PATH: only owner's own calls are counted. */
 async function owner(slug: string, as: string) {
   const r = await w.fleet(['owner', slug, '--json', '--as', as], { env: { PATH: tmux.PATH } });
@@ -45,12 +34,12 @@ async function owner(slug: string, as: string) {
 describe('owner with a supervisor: the pending read over its control client', () => {
   it('0, 9 and 5 as SPEC section 5 says, with no tmux process started by owner', async () => {
     await w.liveRow('sid-me');
-    await pendingSession('a');
-    await stamp('a', 'sid-me');
+    await w.pendingSession('a');
+    await w.stamp('a', 'sid-me');
     expect(await owner('a', 'sid-me')).toMatchObject({ verdict: 0, owner: 'sid-me', via: 'pane' });
     expect(await owner('a', 'sid-other')).toMatchObject({ verdict: 9, owner: 'sid-me', liveness: 'live', via: 'pane' });
 
-    await pendingSession('boot');
+    await w.pendingSession('boot');
     const boot = await owner('boot', 'sid-me');
     expect(boot).toMatchObject({ verdict: 5, owner: null });
     expect(boot.reason).toMatch(/no stamp yet/);
@@ -65,8 +54,8 @@ describe('owner with a supervisor: the pending read over its control client', ()
   });
 
   it("the asker read from $TMUX_PANE and a liveness read from tmux's stamps go through the supervisor too", async () => {
-    await pendingSession('p');
-    await stamp('p', 'sid-me');
+    await w.pendingSession('p');
+    await w.stamp('p', 'sid-me');
     const pane = (await w.server.run(['display-message', '-p', '-t', '=op-p:', '#{pane_id}'])).trim();
     const r = await w.fleet(['owner', 'p', '--json'], { env: { PATH: tmux.PATH, TMUX_PANE: pane } });
     expect(json(r)).toMatchObject({ verdict: 0, asker: 'sid-me', via: 'pane' });
@@ -79,15 +68,15 @@ describe('owner with a supervisor: the pending read over its control client', ()
   });
 
   it('every answer is a fresh read: a session recreated under the same name is never taken for the spawn', async () => {
-    await pendingSession('r');
-    await stamp('r', 'sid-me');
+    await w.pendingSession('r');
+    await w.stamp('r', 'sid-me');
     expect(await owner('r', 'sid-me')).toMatchObject({ verdict: 0 });
 
     // Same name, another nonce, the asker's stamp: not the spawned session.
     await w.server.run(['kill-session', '-t', '=op-r:']);
     await w.server.newSession('op-r');
     await w.server.run(['set-option', '-t', '=op-r:', '@spawn_nonce', nonce()]);
-    await stamp('r', 'sid-me');
+    await w.stamp('r', 'sid-me');
     const other = await owner('r', 'sid-me');
     expect(other).toMatchObject({ verdict: 5, owner: null });
     expect(other.reason).toMatch(/nonce/);
@@ -95,19 +84,19 @@ describe('owner with a supervisor: the pending read over its control client', ()
     // Same name, no nonce at all.
     await w.server.run(['kill-session', '-t', '=op-r:']);
     await w.server.newSession('op-r');
-    await stamp('r', 'sid-me');
+    await w.stamp('r', 'sid-me');
     expect(await owner('r', 'sid-me')).toMatchObject({ verdict: 5, owner: null });
     expect(await tmux.count()).toBe(0);
   });
 
   it("the control client's session closes: the next question is still answered, fresh", async () => {
-    await pendingSession('c');
-    await stamp('c', 'sid-me');
+    await w.pendingSession('c');
+    await w.stamp('c', 'sid-me');
     expect(await owner('c', 'sid-me')).toMatchObject({ verdict: 0 });
     const attached = (await w.server.run(['list-clients', '-F', '#{session_name}'])).trim();
     await w.server.run(['kill-session', '-t', `=${attached}:`]);
-    if (attached === 'op-c') await pendingSession('c');
-    await stamp('c', 'sid-me');
+    if (attached === 'op-c') await w.pendingSession('c');
+    await w.stamp('c', 'sid-me');
     expect(await owner('c', 'sid-me')).toMatchObject({ verdict: 0 });
     expect(await tmux.count()).toBe(0);
   });
@@ -116,8 +105,8 @@ describe('owner with a supervisor: the pending read over its control client', ()
     await sup!.stop();
     sup = await startSupervisor(w.server, { ...w.fe, env: { ...w.fe.env, TMUX_FLEET_CONTROL_IDLE_MS: '400' } });
     await waitFor(() => existsSync(readMailboxDir(w.fe.home, sup!.socketPath)), 'read mailbox');
-    await pendingSession('i');
-    await stamp('i', 'sid-me');
+    await w.pendingSession('i');
+    await w.stamp('i', 'sid-me');
     const controlClients = async () => (await w.server.run(['list-clients', '-F', '#{client_control_mode}'])).split('\n').filter((l) => l === '1').length;
     expect(await owner('i', 'sid-me')).toMatchObject({ verdict: 0 });
     await waitFor(async () => (await controlClients()) === 0, 'the control client gone after 400 ms idle');
@@ -127,8 +116,8 @@ describe('owner with a supervisor: the pending read over its control client', ()
   });
 
   it('sid-of-pane is answered the same way: the stamp, or exit 1, with no tmux process', async () => {
-    await pendingSession('s');
-    await stamp('s', 'sid-me');
+    await w.pendingSession('s');
+    await w.stamp('s', 'sid-me');
     const r = await w.fleet(['sid-of-pane', 'op-s'], { env: { PATH: tmux.PATH } });
     expect([r.exitCode, r.stdout]).toEqual([0, 'sid-me']);
     const none = await w.fleet(['sid-of-pane', 'op'], { env: { PATH: tmux.PATH } });
@@ -143,8 +132,8 @@ describe('owner with a supervisor: the pending read over its control client', ()
   });
 
   it('a supervisor killed hard leaves its mailbox behind: owner sees it is gone, reads tmux itself (one call), same answer', async () => {
-    await pendingSession('k');
-    await stamp('k', 'sid-me');
+    await w.pendingSession('k');
+    await w.stamp('k', 'sid-me');
     process.kill(sup!.pid, 'SIGKILL');
     await sup!.proc;
     sup = null;
@@ -154,8 +143,8 @@ describe('owner with a supervisor: the pending read over its control client', ()
   });
 
   it('answered by the supervisor, owner loads neither child_process nor net: it starts no process and opens no socket', async () => {
-    await pendingSession('m');
-    await stamp('m', 'sid-me');
+    await w.pendingSession('m');
+    await w.stamp('m', 'sid-me');
     const r = await loadedModules(w.fe, ['owner', 'm', '--as', 'sid-me']);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^0 owner/);

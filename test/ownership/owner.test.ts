@@ -1,9 +1,8 @@
 // `owner`: SPEC section 5's decision table on a real private tmux server.
-import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { json, makeWorld, type World } from './fixture';
+import { json, makeWorld, nonce, type World } from './fixture';
 
 let w: World;
 beforeEach(async () => {
@@ -12,8 +11,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await w.close();
 });
-
-const nonce = () => randomBytes(16).toString('hex');
 
 interface Answer {
   verdict: number;
@@ -34,33 +31,23 @@ async function owner(slug: string, as?: string, env: Record<string, string | und
   return { ...a, exitCode: r.exitCode };
 }
 
-/** A session as a spawn leaves it: carrying a nonce, and a pending task naming it. */
-async function pendingSession(slug: string, n = nonce()): Promise<string> {
-  await w.server.newSession(`op-${slug}`);
-  await w.server.run(['set-option', '-t', `=op-${slug}:`, '@spawn_nonce', n]);
-  await w.writeTask(slug, { driverSid: '', driverPane: `op-${slug}`, spawnNonce: n });
-  return n;
-}
-
-const stamp = (slug: string, sid: string) => w.server.run(['set-option', '-t', `=op-${slug}:`, '@claude_session_id', sid]);
-
 describe('owner: the pending branch (one read of nonce and stamp)', () => {
   it('nonce matches, no stamp yet (boot window) -> 5', async () => {
-    await pendingSession('p1');
+    await w.pendingSession('p1');
     const a = await owner('p1', 'me');
     expect(a).toMatchObject({ verdict: 5, owner: null, liveness: null, via: null });
     expect(a.reason).toMatch(/no stamp yet/);
   });
 
   it('stamp is the asker -> 0 via pane', async () => {
-    await pendingSession('p2');
-    await stamp('p2', 'me');
+    await w.pendingSession('p2');
+    await w.stamp('p2', 'me');
     expect(await owner('p2', 'me')).toMatchObject({ verdict: 0, owner: 'me', via: 'pane' });
   });
 
   it('another stamp -> 9 naming it, with its liveness (live row, dead row, stamped without row, registry unreadable)', async () => {
-    await pendingSession('p3');
-    await stamp('p3', 'other');
+    await w.pendingSession('p3');
+    await w.stamp('p3', 'other');
     // No registry row: a tmux session carries the stamp, so it is live.
     expect(await owner('p3', 'me')).toMatchObject({ verdict: 9, owner: 'other', liveness: 'live', via: 'pane' });
     await w.deadRow('other');
@@ -76,11 +63,11 @@ describe('owner: the pending branch (one read of nonce and stamp)', () => {
   });
 
   it('the session killed and recreated under the same name, stamped by the asker: no nonce or another nonce -> 5, never 0', async () => {
-    await pendingSession('p4');
+    await w.pendingSession('p4');
     await w.server.run(['kill-session', '-t', '=op-p4:']);
     expect((await owner('p4', 'me')).verdict).toBe(5); // gone
     await w.server.newSession('op-p4');
-    await stamp('p4', 'me');
+    await w.stamp('p4', 'me');
     const noNonce = await owner('p4', 'me');
     expect(noNonce.verdict).toBe(5);
     expect(noNonce.reason).toMatch(/no spawn nonce/);
@@ -101,7 +88,7 @@ describe('owner: the pending branch (one read of nonce and stamp)', () => {
 
   it('a task written before nonces -> 5 (pane stamped by the asker, or no pane at all)', async () => {
     await w.server.newSession('op-old');
-    await stamp('old', 'me');
+    await w.stamp('old', 'me');
     await w.writeTask('old', { driverSid: '', driverPane: 'op-old' });
     const a = await owner('old', 'me');
     expect(a.verdict).toBe(5);
@@ -111,8 +98,8 @@ describe('owner: the pending branch (one read of nonce and stamp)', () => {
   });
 
   it('no tmux server -> 5', async () => {
-    const n = await pendingSession('p6');
-    await stamp('p6', 'me');
+    const n = await w.pendingSession('p6');
+    await w.stamp('p6', 'me');
     expect((await owner('p6', 'me')).verdict).toBe(0);
     await w.server.kill();
     const a = await owner('p6', 'me');
@@ -147,8 +134,8 @@ describe('owner: the known-owner branch', () => {
     expect(await owner('k5', undefined, { TMUX_PANE: '%9999' })).toMatchObject({ verdict: 9, asker: '' });
     expect(await owner('k5')).toMatchObject({ verdict: 9, asker: '' });
     // The asker read chained into the pending read.
-    const n = await pendingSession('k6');
-    await stamp('k6', 'me');
+    const n = await w.pendingSession('k6');
+    await w.stamp('k6', 'me');
     expect(await owner('k6', undefined, { TMUX_PANE: pane })).toMatchObject({ verdict: 0, asker: 'me', via: 'pane' });
     expect(n).toHaveLength(32);
   });
