@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench`: SPEC section 10's budgets, measured on this machine, written
+// `npm run bench`: the budgets of docs/budgets.md, measured on this machine, written
 // to bench/results.md. Drives the built helper (dist/tmux-fleet.cjs). Every
 // tmux server is private (`-L fleet-bench-<random> -f /dev/null`) and killed at
 // the end, also on failure. Each figure is a ratio or a count taken in one run.

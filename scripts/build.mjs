@@ -1,4 +1,4 @@
-// Bundles the helper into one file, dist/tmux-fleet.cjs (SPEC section 10).
+// Bundles the helper into one file, dist/tmux-fleet.cjs (docs/budgets.md#owner-start-up).
 //
 // Why it is shaped this way (measured, bench/results.md):
 // - CommonJS, not ESM: Node's ESM loader alone costs about 0.1x `node -e 0`

@@ -1,7 +1,7 @@
 // The asynchronous file calls of the helper, on node:fs's callback API.
 // Not node:fs/promises: in Node 20 importing it also loads readline and the
-// stream modules, about 4 ms on every `owner` call (0.04x `node -e 0`; SPEC
-// section 10). Files are opened as plain descriptors for the same reason.
+// stream modules, about 4 ms on every `owner` call (0.04x `node -e 0`;
+// docs/budgets.md#owner-start-up). Files are opened as plain descriptors for the same reason.
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
 

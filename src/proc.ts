@@ -1,16 +1,55 @@
 // Process facts from the kernel, without starting a process where /proc exists.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 
 const HAVE_PROC = existsSync('/proc/self/stat');
 
+/** What /proc/<pid>/stat says of a process: the fields liveness and ancestry need. */
+export interface ProcStat {
+  /** Field 3: R, S, D, Z (zombie), X (dead), ... */
+  state: string;
+  /** Field 4: the parent's pid. */
+  ppid: number;
+  /** Field 22: start time in clock ticks after boot (what Claude Code writes as procStart on Linux). */
+  startTicks: number;
+}
+
+/** /proc/<pid>/stat, parsed; null when the process is gone or /proc cannot tell. */
+export function readProcStat(pid: number): ProcStat | null {
+  if (!HAVE_PROC || !Number.isInteger(pid) || pid <= 0) return null;
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // comm (field 2) may hold spaces and parentheses: split after the last ')'.
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ppid = Number(rest[1]);
+  const startTicks = Number(rest[19]);
+  if (!rest[0] || !Number.isInteger(ppid) || !Number.isInteger(startTicks)) return null;
+  return { state: rest[0], ppid, startTicks };
+}
+
+/** A zombie (Z) or dead (X) process has exited: only its pid is left until it is reaped. */
+export function hasExited(stat: ProcStat): boolean {
+  return stat.state === 'Z' || stat.state === 'X';
+}
+
 /**
- * The process exists: /proc/<pid> where /proc exists (no exception for a dead
- * pid: the supervisor asks about hundreds of them, and a thrown ESRCH costs a
- * stack trace each), else kill(pid, 0) (EPERM still means it exists).
+ * The process exists and has not exited. Where /proc exists: /proc/<pid>/stat
+ * is readable and its state is not Z or X (a killed process whose parent does
+ * not reap it stays a zombie, and kill(pid, 0) keeps succeeding). Elsewhere
+ * kill(pid, 0) (EPERM still means it exists).
+ * See docs/ownership.md#liveness.
  */
 export function pidExists(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
-  if (HAVE_PROC) return existsSync(`/proc/${pid}`);
+  if (HAVE_PROC) {
+    // existsSync first: a dead pid costs no exception (the supervisor asks about hundreds).
+    if (!existsSync(`/proc/${pid}`)) return false;
+    const stat = readProcStat(pid);
+    return stat !== null && !hasExited(stat);
+  }
   try {
     process.kill(pid, 0);
     return true;
@@ -23,40 +62,44 @@ export function pidExists(pid: number): boolean {
 const LIST_PROC_ABOVE = 16;
 
 /**
- * Which of `pids` exist. Many pids (the supervisor's registry rows): one
- * listing of /proc, where registry pids, being processes, are all listed.
- * Few: pidExists each.
+ * The processes of `pids` that have not exited, with their /proc stat where
+ * /proc exists (null elsewhere). Many pids (the supervisor's registry rows):
+ * one listing of /proc first, so that dead pids cost nothing; then one read of
+ * stat per listed pid, for its state and start time.
  */
-export function pidsExisting(pids: Iterable<number>): Map<number, boolean> {
-  const unique = [...new Set(pids)];
-  const out = new Map<number, boolean>();
-  if (HAVE_PROC && unique.length > LIST_PROC_ABOVE) {
-    let listed: Set<string> | null = null;
+export function processesRunning(pids: Iterable<number>): Map<number, ProcStat | null> {
+  const unique = [...new Set(pids)].filter((pid) => Number.isInteger(pid) && pid > 0);
+  const out = new Map<number, ProcStat | null>();
+  if (!HAVE_PROC) {
+    for (const pid of unique) if (pidExists(pid)) out.set(pid, null);
+    return out;
+  }
+  let listed: Set<string> | null = null;
+  if (unique.length > LIST_PROC_ABOVE) {
     try {
       listed = new Set(readdirSync('/proc'));
     } catch {
       listed = null;
     }
-    if (listed !== null) {
-      for (const pid of unique) out.set(pid, Number.isInteger(pid) && pid > 0 && listed.has(String(pid)));
-      return out;
-    }
   }
-  for (const pid of unique) out.set(pid, pidExists(pid));
+  for (const pid of unique) {
+    if (listed ? !listed.has(String(pid)) : !existsSync(`/proc/${pid}`)) continue;
+    const stat = readProcStat(pid);
+    if (stat !== null && !hasExited(stat)) out.set(pid, stat);
+  }
   return out;
+}
+
+/** Which of `pids` exist and have not exited (zombies count as gone). */
+export function pidsExisting(pids: Iterable<number>): Map<number, boolean> {
+  const list = [...pids];
+  const running = processesRunning(list);
+  return new Map(list.map((pid) => [pid, running.has(pid)]));
 }
 
 /** Field 22 of /proc/<pid>/stat: start time in clock ticks after boot; null where unreadable. */
 export function procStartTicks(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // comm (field 2) may hold spaces and parentheses: split after the last ')'.
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(rest[19]);
-    return Number.isFinite(ticks) ? ticks : null;
-  } catch {
-    return null;
-  }
+  return readProcStat(pid)?.startTicks ?? null;
 }
 
 let bootTimeCache: number | null | undefined;
@@ -98,6 +141,24 @@ export function procStartLstart(pid: number): string | null {
   const boot = bootTime();
   if (ticks === null || boot === null) return null;
   return formatLstart(boot + Math.floor(ticks / CLOCK_TICKS));
+}
+
+let pidDomainCache: string | null | undefined;
+/**
+ * This machine's pid domain as Claude Code writes it in a registry row:
+ * `linux:` + /etc/machine-id + `:` + the link text of /proc/self/ns/pid
+ * (docs/hop.md#what-claude-code-writes). Null where either cannot be read.
+ */
+export function localPidDomain(): string | null {
+  if (pidDomainCache !== undefined) return pidDomainCache;
+  try {
+    const machineId = readFileSync('/etc/machine-id', 'utf8').trim();
+    const ns = readlinkSync('/proc/self/ns/pid');
+    pidDomainCache = machineId !== '' ? `linux:${machineId}:${ns}` : null;
+  } catch {
+    pidDomainCache = null;
+  }
+  return pidDomainCache;
 }
 
 /** A process as it was when first seen: its pid and start time, so a reused pid is not taken for it. */

@@ -1,6 +1,6 @@
 // What commands print, written straight to fd 1 and 2. Touching
 // process.stdout loads Node's stream modules, about 3 ms on every `owner`
-// call (SPEC section 10). A descriptor that cannot take the bytes now (a
+// call (docs/budgets.md#owner-start-up). A descriptor that cannot take the bytes now (a
 // non-blocking pipe: EAGAIN) gets the rest through the stream instead; a
 // reader that has gone (EPIPE) gets nothing more.
 import { writeSync } from 'node:fs';

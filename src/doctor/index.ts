@@ -1,4 +1,4 @@
-// doctor (SPEC section 9): one check per line, each with its fix. Reads only.
+// doctor (docs/hop.md#doctor): one check per line, each with its fix. Reads only.
 import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { basename } from 'node:path';
@@ -140,8 +140,10 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
   if (!snapshot.readable) {
     add({ id: 'registry', state: 'fail', text: `registry: cannot read ${dir} (${snapshot.error})`, fix: 'fix its permissions, or set @fleet-registry / TMUX_FLEET_REGISTRY to the right directory' });
   } else {
-    const stale = rows.filter((x) => !x.alive).length;
-    add({ id: 'registry', state: 'ok', text: `registry: ${dir}: ${rows.length} row${rows.length === 1 ? '' : 's'} (${snapshot.malformed} malformed, ${stale} stale)` });
+    const stale = rows.filter((x) => x.liveness === 'gone').length;
+    const unknown = rows.filter((x) => x.liveness === 'unknown').length;
+    const uncheckable = unknown > 0 ? `, ${unknown} not checkable here` : '';
+    add({ id: 'registry', state: 'ok', text: `registry: ${dir}: ${rows.length} row${rows.length === 1 ? '' : 's'} (${snapshot.malformed} malformed, ${stale} stale${uncheckable})` });
   }
 
   // Claude Code hook.

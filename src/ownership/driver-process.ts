@@ -13,7 +13,7 @@ import { withProcess } from './stamp';
 export function withLateProcess(task: Task | null, row: LiveRow): Task | null {
   if (!task || task.driverPid !== undefined) return null;
   const owner = ownerSid(task);
-  if (owner === '' || row.row.sessionId !== owner || !row.alive || !row.row.procStart) return null;
+  if (owner === '' || row.row.sessionId !== owner || row.liveness !== 'live' || !row.row.procStart) return null;
   return withProcess(task, row.row);
 }
 

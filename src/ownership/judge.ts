@@ -1,10 +1,9 @@
-// The judge (SPEC section 5) as a PURE decision. No file, no tmux, no clock:
+// The judge (docs/ownership.md#the-judge) as a PURE decision. No file, no tmux, no clock:
 // the caller hands in the task (or the reason it could not be read), the asker,
 // what driverPane carries (nonce and stamp, read together) and the liveness of
 // the one session id the decision may need. The owner command, takeover and
 // the supervisor (from one list-sessions snapshot) all call decide().
-import type { Liveness } from '../registry/liveness';
-import { rowsBySession } from '../registry/row-index';
+import { sidLivenessFromRows, type Liveness, type LiveRow } from '../registry/liveness';
 import { ownerSid, type Handover, type Task } from '../tasks/schema';
 import type { NonceStamp, PaneRead } from '../tmux/ownership-reads';
 
@@ -139,26 +138,20 @@ export function paneReadFromSessions(sessions: ReadonlyMap<string, NonceStamp> |
   return sessions.get(pane) ?? { nonce: '', stamp: '' };
 }
 
-/** A registry row with its liveness (the shape liveRows() returns). */
-export interface RowLiveness {
-  row: { sessionId: string };
-  alive: boolean;
-}
-
 /**
- * Liveness of a session id from data already read (SPEC section 5): live when a
+ * Liveness of a session id from data already read (docs/ownership.md#liveness): live when a
  * registry row holds it and its process is alive, or, with no row, a tmux
  * session carries it as its stamp; gone when neither; unknown when the registry
  * cannot be read.
  */
 export function livenessFromSnapshot(
   sid: string,
-  registry: { readable: boolean; rows: readonly RowLiveness[] },
+  registry: { readable: boolean; rows: readonly LiveRow[] },
   stamps: ReadonlySet<string> | null,
 ): Liveness {
   if (!registry.readable) return 'unknown';
-  const rows = rowsBySession(registry.rows).get(sid) ?? [];
-  if (rows.length > 0) return rows.some((r) => r.alive) ? 'live' : 'gone';
+  const fromRows = sidLivenessFromRows(sid, registry.rows);
+  if (fromRows !== null) return fromRows;
   if (stamps === null) return 'unknown';
   return stamps.has(sid) ? 'live' : 'gone';
 }
@@ -184,7 +177,7 @@ export function judgeFromSnapshot(args: {
   taskError?: string;
   asker: string;
   sessions: ReadonlyMap<string, NonceStamp> | null;
-  registry: { readable: boolean; rows: readonly RowLiveness[] };
+  registry: { readable: boolean; rows: readonly LiveRow[] };
 }): Decision {
   const sessions = args.sessions;
   // Built only when a liveness is asked for, once per sessions map.
@@ -206,7 +199,7 @@ export function lastHandover(task: Task | null): Handover | null {
   return list && list.length > 0 ? (list[list.length - 1] ?? null) : null;
 }
 
-/** The human line (SPEC section 5). */
+/** The human line (docs/ownership.md#output). */
 export function verdictLine(slug: string, d: Decision): string {
   if (d.verdict === 0) return `0 owner (task ${slug}: ${d.reason.replace(/^task \S+: /, '')})`;
   if (d.verdict === 9) return `9 other ${d.owner} ${d.liveness} (${d.reason})`;

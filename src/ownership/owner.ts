@@ -115,7 +115,7 @@ export async function judgeTask(ctx: Context, slug: unknown, as?: unknown): Prom
   return judgeLoaded(ctx, readsFor(ctx, new Tmux(ctx.socket)), s, await loadForJudge(ctx.home, s), askerKnown);
 }
 
-/** The `owner --json` object: SPEC's keys plus lastHandover. */
+/** The `owner --json` object (docs/ownership.md#output). */
 export function judgementJson(j: Judgement): {
   verdict: 0 | 9 | 5;
   slug: string;

@@ -1,4 +1,4 @@
-// The parent's record (SPEC section 6): the task whose owner is the parent
+// The parent's record (docs/worktrees-and-pointer.md#the-parents-record): the task whose owner is the parent
 // session id; the newest updatedAt wins. Invalid task files are skipped: a torn
 // or foreign task.json must not stop a spawn, and is never written here.
 import { listTasks, ownerSid, type Task } from '../tasks';

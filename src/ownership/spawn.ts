@@ -1,4 +1,4 @@
-// `tmux-fleet spawn <slug>` (SPEC section 6): mint or respawn a task's Driver
+// `tmux-fleet spawn <slug>` (docs/ownership.md#spawn): mint or respawn a task's Driver
 // in its own tmux session, proven by a random nonce set on the session before
 // the agent starts, in the same tmux call that creates it.
 //

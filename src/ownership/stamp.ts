@@ -8,7 +8,7 @@ import { registryDir } from '../context';
 import { errorMessage } from '../errors';
 import { appendLog } from '../log';
 import { collapseSpaces } from '../proc';
-import { aliveRows } from '../registry/liveness';
+import { rowsWithLiveness } from '../registry/liveness';
 import { readRegistry } from '../registry/reader';
 import type { RegistryRow } from '../registry/schema';
 import { nudgeSupervisors, socketPathFromTmuxEnv } from '../status/runtime';
@@ -60,8 +60,8 @@ export function hookInput(sidFlag: unknown, stdinText: string): HookInput {
 export async function liveRowOf(rows: readonly RegistryRow[], sid: string): Promise<RegistryRow | undefined> {
   const mine = rows.filter((r) => r.sessionId === sid);
   if (mine.length === 0) return undefined;
-  const alive = await aliveRows(mine);
-  return mine.find((r) => alive.get(r.pid));
+  const live = await rowsWithLiveness(mine);
+  return live.find((r) => r.liveness === 'live')?.row;
 }
 
 /** The same process as the task recorded: pid and procStart both equal (pids get reused). */

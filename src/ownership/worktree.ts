@@ -1,6 +1,6 @@
-// The task's git worktree (SPEC section 6, `spawn --worktree`).
+// The task's git worktree (`spawn --worktree`; docs/worktrees-and-pointer.md#task-worktrees).
 //
-// Choices (docs/worktrees.md):
+// Choices:
 // - Location: <home>/worktrees/<slug>. The slug is unique in a fleet home (it
 //   names the task directory), so the path is too; nothing is written next to
 //   or inside the user's repository except what `git worktree add` itself
@@ -9,7 +9,7 @@
 // - Base: --base as given, resolved in the directory the spawn runs in. The
 //   default is the repository's HEAD: the HEAD of its main checkout, not of the
 //   linked worktree the spawn may run in, so a child spawned from inside another
-//   task's worktree branches from the base and never from its spawner (seeds/002).
+//   task's worktree branches from the base and never from its spawner.
 //   `base` records the name (the branch the main checkout is on, e.g. `main`,
 //   or the commit when it is detached); `baseCommit` records the commit the
 //   branch was created at.

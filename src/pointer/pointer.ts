@@ -1,4 +1,4 @@
-// The spawner pointer (SPEC section 6, seeds/002): a pure function of the
+// The spawner pointer (docs/worktrees-and-pointer.md#the-pointer): a pure function of the
 // parent's task record. It names where the spawner works, never what is there:
 // no file is read, no contents are copied.
 import type { Task } from '../tasks/schema';

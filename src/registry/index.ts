@@ -2,7 +2,7 @@ export { RegistryRowSchema, timeMs } from './schema';
 export type { RegistryRow, RegistryEntry } from './schema';
 export { readRegistry, ROW_FILE_RE, MAX_ROW_BYTES, RETRY_DELAY_MS } from './reader';
 export type { RegistrySnapshot, ReadOptions } from './reader';
-export { aliveRows, rowsAlive, liveRows, startTimes, sessionLiveness } from './liveness';
+export { liveRows, rowsWithLiveness, rowLiveness, processFacts, sessionLiveness, sidLivenessFromRows } from './liveness';
 export type { Liveness, LiveRow } from './liveness';
 export { follow, guessByCwd, isSpare, parkedJob, shortSid, pickBest, MAX_HOPS } from './follow';
 export type { FollowResult, ChainLink, StopReason } from './follow';

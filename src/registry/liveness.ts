@@ -1,24 +1,72 @@
-// Whether a registry row's process is alive: kill(pid, 0) and, where the row
-// has procStart, the process start time equals it (pids get reused).
-import { collapseSpaces, pidsExisting, procStartLstart } from '../proc';
+// Liveness as Claude Code itself decides it (docs/ownership.md#liveness):
+// the row's process exists and has not exited (a zombie is gone), and where
+// the row has procStart, the process's start time in the format it was
+// written equals it (pids get reused). A row that cannot be checked here
+// (another pid domain, or only a Windows procStartFt) is `unknown`, never
+// `gone`. This is the one place the judge, Follow, the supervisor, doctor and
+// the /clear proof get a row's liveness from.
+import {
+  bootTime,
+  collapseSpaces,
+  formatLstart,
+  localPidDomain,
+  processesRunning,
+  type ProcStat,
+} from '../proc';
+import { follow } from './follow';
+import { rowsBySession } from './row-index';
 import type { RegistryRow } from './schema';
 
-/** Start times (lstart, spaces collapsed) of pids: /proc where it exists, else one ps call for all. */
-export async function startTimes(pids: readonly number[]): Promise<Map<number, string>> {
-  const out = new Map<number, string>();
-  const missing: number[] = [];
-  for (const pid of new Set(pids)) {
-    const t = procStartLstart(pid);
-    if (t !== null) out.set(pid, t);
-    else missing.push(pid);
+export type Liveness = 'live' | 'gone' | 'unknown';
+
+/** What the kernel says of the rows' processes, read once for all of them. */
+export interface ProcessFacts {
+  /** The pids that exist and have not exited, with their /proc stat (null where there is no /proc). */
+  running: ReadonlyMap<number, ProcStat | null>;
+  /** A running pid's start time as `LC_ALL=C TZ=UTC ps -o lstart=` prints it (spaces collapsed), or null. */
+  lstart: ReadonlyMap<number, string>;
+  /** This machine's pid domain, or null when it cannot be read (rows are then taken as local). */
+  domain: string | null;
+}
+
+/** Linux's USER_HZ is 100 on every architecture procps supports. */
+const CLOCK_TICKS = 100;
+
+/** procStart written as /proc/<pid>/stat field 22 (Linux); anything else is lstart text (macOS, older notes). */
+const TICKS_RE = /^\d+$/;
+
+/** A row's liveness from facts already read. Pure; the table of docs/ownership.md#liveness. */
+export function rowLiveness(row: RegistryRow, facts: ProcessFacts): Liveness {
+  const domain = typeof row.pidDomain === 'string' ? row.pidDomain : undefined;
+  if (domain !== undefined && facts.domain !== null && domain !== facts.domain) return 'unknown';
+  if (!facts.running.has(row.pid)) return 'gone';
+  const written = row.procStart;
+  if (written === undefined) return row.procStartFt !== undefined ? 'unknown' : 'live';
+  const trimmed = written.trim();
+  if (TICKS_RE.test(trimmed)) {
+    const stat = facts.running.get(row.pid);
+    if (!stat) return 'unknown';
+    return String(stat.startTicks) === trimmed ? 'live' : 'gone';
   }
-  if (missing.length > 0) {
-    // Loaded here: /proc answers on Linux, and execa costs start-up time (SPEC section 10).
+  const actual = facts.lstart.get(row.pid);
+  if (actual === undefined) return 'unknown';
+  return actual === collapseSpaces(trimmed) ? 'live' : 'gone';
+}
+
+/** Start times as lstart text, from /proc's ticks where there is /proc, else one ps call for all. */
+async function lstartTimes(pids: readonly number[], running: ReadonlyMap<number, ProcStat | null>): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  const viaPs: number[] = [];
+  const boot = bootTime();
+  for (const pid of new Set(pids)) {
+    const stat = running.get(pid);
+    if (stat && boot !== null) out.set(pid, formatLstart(boot + Math.floor(stat.startTicks / CLOCK_TICKS)));
+    else viaPs.push(pid);
+  }
+  if (viaPs.length > 0) {
+    // Loaded here: /proc answers on Linux, and execa costs start-up time (docs/budgets.md).
     const { execa } = await import('execa');
-    const r = await execa('ps', ['-o', 'pid=,lstart=', '-p', missing.join(',')], {
-      env: { LC_ALL: 'C', TZ: 'UTC' },
-      reject: false,
-    });
+    const r = await execa('ps', ['-o', 'pid=,lstart=', '-p', viaPs.join(',')], { env: { LC_ALL: 'C', TZ: 'UTC' }, reject: false });
     for (const line of String(r.stdout).split('\n')) {
       const m = /^\s*(\d+)\s+(.+)$/.exec(line);
       if (m) out.set(Number(m[1]), collapseSpaces(m[2] as string));
@@ -27,53 +75,65 @@ export async function startTimes(pids: readonly number[]): Promise<Map<number, s
   return out;
 }
 
-/**
- * Liveness of each row, index-aligned with `rows`, with one start-time look-up
- * for all of them. Two rows naming the same pid may differ (one has a stale
- * procStart), so the answer is per row, not per pid.
- */
-export async function rowsAlive(rows: readonly RegistryRow[]): Promise<boolean[]> {
-  const existing = pidsExisting(rows.map((r) => r.pid));
-  const exists = rows.map((r) => existing.get(r.pid) === true);
-  const needStart = rows.filter((r, i) => exists[i] && r.procStart !== undefined).map((r) => r.pid);
-  const starts = needStart.length > 0 ? await startTimes(needStart) : new Map<number, string>();
-  return rows.map((r, i) => {
-    if (!exists[i]) return false;
-    if (r.procStart === undefined) return true;
-    const actual = starts.get(r.pid);
-    return actual !== undefined && actual === collapseSpaces(r.procStart);
-  });
+/** The facts every row's liveness needs: one look at /proc (or ps) for all of them. */
+export async function processFacts(rows: readonly RegistryRow[]): Promise<ProcessFacts> {
+  const running = processesRunning(rows.map((r) => r.pid));
+  const textRows = rows.filter((r) => running.has(r.pid) && r.procStart !== undefined && !TICKS_RE.test(r.procStart.trim()));
+  const lstart = textRows.length > 0 ? await lstartTimes(textRows.map((r) => r.pid), running) : new Map<number, string>();
+  return { running, lstart, domain: localPidDomain() };
 }
 
-/** Liveness by pid (a pid is alive when any row naming it is). Prefer rowsAlive. */
-export async function aliveRows(rows: readonly RegistryRow[]): Promise<Map<number, boolean>> {
-  const flags = await rowsAlive(rows);
-  const alive = new Map<number, boolean>();
-  rows.forEach((r, i) => alive.set(r.pid, Boolean(alive.get(r.pid)) || Boolean(flags[i])));
-  return alive;
-}
-
-/** A row with its liveness: what Follow and the hop tracker take. */
+/** A row with its liveness: what Follow, the judge and the status take. */
 export interface LiveRow {
   row: RegistryRow;
+  liveness: Liveness;
+  /** Present as Claude Code counts it: not `gone` (an unknown row is not taken for dead). */
   alive: boolean;
 }
 
-/** Every row of a snapshot with its liveness (one start-time look-up for all). */
-export async function liveRows(snapshot: { entries: readonly { row: RegistryRow }[] }): Promise<LiveRow[]> {
-  const rows = snapshot.entries.map((e) => e.row);
-  const flags = await rowsAlive(rows);
-  return rows.map((row, i) => ({ row, alive: Boolean(flags[i]) }));
+export function withLiveness(row: RegistryRow, liveness: Liveness): LiveRow {
+  return { row, liveness, alive: liveness !== 'gone' };
 }
 
-export type Liveness = 'live' | 'gone' | 'unknown';
+/** Every row with its liveness, index-aligned with `rows`. */
+export async function rowsWithLiveness(rows: readonly RegistryRow[]): Promise<LiveRow[]> {
+  const facts = await processFacts(rows);
+  return rows.map((row) => withLiveness(row, rowLiveness(row, facts)));
+}
+
+/** Every row of a snapshot with its liveness. */
+export async function liveRows(snapshot: { entries: readonly { row: RegistryRow }[] }): Promise<LiveRow[]> {
+  return rowsWithLiveness(snapshot.entries.map((e) => e.row));
+}
+
+const RANK: Record<Liveness, number> = { gone: 0, unknown: 1, live: 2 };
+
+/** The most alive of several answers (live, then unknown, then gone); null for none. */
+export function mostAlive(list: Iterable<Liveness>): Liveness | null {
+  let best: Liveness | null = null;
+  for (const l of list) if (best === null || RANK[l] > RANK[best]) best = l;
+  return best;
+}
 
 /**
- * Liveness of a session id: live when a registry row holds it and its process
- * is alive, or, with no row at all, a tmux session carries it as its stamp;
- * gone when neither; unknown when the registry cannot be read.
- * `stamped` is consulted only when no row holds the id (pass a function so the
- * caller can skip the tmux read when it is not needed).
+ * The liveness of a session id from its rows, or null when no row holds it.
+ * A Driver follows its park: it is live when one of its own rows is, or when
+ * the end of its Follow chain is (a tab killed while its background job works
+ * on the task must not open the task to a takeover). docs/ownership.md#liveness.
+ */
+export function sidLivenessFromRows(sid: string, rows: readonly LiveRow[]): Liveness | null {
+  const own = mostAlive((rowsBySession(rows).get(sid) ?? []).map((r) => r.liveness));
+  if (own === null || own === 'live') return own;
+  const f = follow(rows, sid);
+  const end = f.hops > 0 ? f.rows[f.rows.length - 1] : undefined;
+  return mostAlive([own, ...(end ? [end.liveness] : [])]);
+}
+
+/**
+ * Liveness of a session id: from the registry (above); with no row holding it,
+ * live when a tmux session carries it as its stamp, else gone; unknown when
+ * the registry cannot be read. `stamped` is called only when no row holds the
+ * id (a function, so the caller can skip the tmux read).
  */
 export async function sessionLiveness(
   sid: string,
@@ -81,36 +141,23 @@ export async function sessionLiveness(
   stamped: () => Promise<boolean>,
 ): Promise<Liveness> {
   if (!snapshot.readable) return 'unknown';
-  const rows = snapshot.entries.map((e) => e.row).filter((r) => r.sessionId === sid);
-  if (rows.length > 0) {
-    const alive = await rowsAlive(rows);
-    return alive.some(Boolean) ? 'live' : 'gone';
-  }
+  const fromRows = sidLivenessFromRows(sid, await liveRows(snapshot));
+  if (fromRows !== null) return fromRows;
   return (await stamped()) ? 'live' : 'gone';
 }
 
 /**
- * Liveness for a long-lived reader: a pid's start time is read once and kept
- * while the pid keeps existing (kill 0 on every call); a pid seen gone is
- * forgotten, so a reused pid has its start time read afresh.
+ * Liveness for a long-lived reader (the supervisor): the same answers as
+ * liveRows, and the pids seen running, which it watches for deaths.
  */
-export class LivenessCache {
-  private starts = new Map<number, string>();
-  /** Whether each pid of the last call's rows existed: the supervisor watches these for deaths. */
+export class LivenessReader {
+  /** Whether each pid of the last call's rows was running. */
   lastExists: ReadonlyMap<number, boolean> = new Map();
 
   async liveRows(snapshot: { entries: readonly { row: RegistryRow }[] }): Promise<LiveRow[]> {
     const rows = snapshot.entries.map((e) => e.row);
-    const exists = pidsExisting(rows.map((r) => r.pid));
-    this.lastExists = exists;
-    for (const pid of [...this.starts.keys()]) if (!exists.get(pid)) this.starts.delete(pid);
-    const need = rows.filter((r) => exists.get(r.pid) && r.procStart !== undefined && !this.starts.has(r.pid)).map((r) => r.pid);
-    if (need.length > 0) for (const [pid, t] of await startTimes(need)) this.starts.set(pid, t);
-    return rows.map((row) => {
-      if (!exists.get(row.pid)) return { row, alive: false };
-      if (row.procStart === undefined) return { row, alive: true };
-      const actual = this.starts.get(row.pid);
-      return { row, alive: actual !== undefined && actual === collapseSpaces(row.procStart) };
-    });
+    const facts = await processFacts(rows);
+    this.lastExists = new Map(rows.map((r) => [r.pid, facts.running.has(r.pid)]));
+    return rows.map((row) => withLiveness(row, rowLiveness(row, facts)));
   }
 }

@@ -33,7 +33,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * blocking on FIFOs (O_NONBLOCK; the type is checked before and after open).
  * null: not a regular file, or over the cap. Synchronous on purpose: a row is
  * a few hundred bytes, and five thread-pool round trips per row cost the
- * supervisor more than the reads themselves (SPEC section 10).
+ * supervisor more than the reads themselves (docs/budgets.md#the-status-line-and-the-supervisor).
  */
 function readCapped(file: string): string | null {
   const st = lstatSync(file);

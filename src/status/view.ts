@@ -3,7 +3,7 @@
 // tmux snapshot, the task files and the registry. The supervisor, `tasks` and
 // the dashboard all use it, so they never disagree.
 import { judgeFromSnapshot, type Decision } from '../ownership/judge';
-import { LivenessCache, liveRows, type LiveRow } from '../registry/liveness';
+import { LivenessReader, liveRows, type LiveRow } from '../registry/liveness';
 import { CachedRegistryReader, readRegistry, type RegistrySnapshot } from '../registry/reader';
 import { HopTracker, type HopEvent, type SessionHop } from '../registry/hop';
 import { errorMessage } from '../errors';
@@ -31,7 +31,7 @@ export async function loadFleetData(home: string, registry: string): Promise<Fle
 export class CachedFleetData {
   private readonly tasks: CachedTaskLister;
   private readonly registry: CachedRegistryReader;
-  private readonly liveness = new LivenessCache();
+  private readonly liveness = new LivenessReader();
 
   constructor(home: string, registry: string) {
     this.tasks = new CachedTaskLister(home);

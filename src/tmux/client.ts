@@ -45,7 +45,7 @@ export class Tmux implements TmuxReads {
     const argv = [...this.socketArgs(), ...args];
     try {
       // Loaded on the first call, not at start-up: `owner` on a decided task runs
-      // no tmux at all and must not pay for execa's import (SPEC section 10).
+      // no tmux at all and must not pay for execa's import (docs/budgets.md#owner-start-up).
       const { execa } = await import('execa');
       const r = await execa(this.bin, argv, { reject: false, stdin: 'ignore', stripFinalNewline: false });
       const code = typeof r.exitCode === 'number' ? r.exitCode : 1;

@@ -12,7 +12,7 @@ export interface NonceStamp {
 /** The judge's read of driverPane: nonce and stamp together, or the tmux failure. */
 export type PaneRead = NonceStamp | { tmuxError: string };
 
-/** The format SPEC section 5 names for the judge's one read. */
+/** The format of the judge's one read (docs/ownership.md#decision-table). */
 export const NONCE_STAMP_FORMAT = '#{@spawn_nonce} #{@claude_session_id}';
 
 /** Splits `<nonce> <stamp>`; a nonce never holds a space, the stamp takes the rest of the line. */

@@ -1,5 +1,5 @@
 // The built helper is one file, and the hot commands load only what they use
-// (SPEC section 10). Counted from the Node modules the process loaded, never
+// (docs/budgets.md#owner-start-up). Counted from the Node modules the process loaded, never
 // from wall time.
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

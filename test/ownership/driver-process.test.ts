@@ -17,6 +17,7 @@ const decided: Task = { slug: 't', driverSid: OWNER, driverPane: 'op-t', keepMe:
 const row = (over: Partial<LiveRow['row']> = {}, alive = true): LiveRow => ({
   row: { pid: 4242, sessionId: OWNER, procStart: 'Mon Nov 30  04:05:06 2026', ...over } as LiveRow['row'],
   alive,
+  liveness: alive ? 'live' : 'gone',
 });
 
 describe('withLateProcess', () => {

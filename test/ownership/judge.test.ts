@@ -1,4 +1,4 @@
-// The pure judge: every row of SPEC section 5's decision table, table-driven.
+// The pure judge: every row of the decision table (docs/ownership.md#decision-table), table-driven.
 import { describe, expect, it } from 'vitest';
 import {
   decide,
@@ -9,7 +9,7 @@ import {
   verdictLine,
   type DecideInput,
 } from '../../src/ownership/judge';
-import type { Liveness } from '../../src/registry';
+import type { Liveness, LiveRow, RegistryRow } from '../../src/registry';
 import type { Task } from '../../src/tasks';
 import type { PaneRead } from '../../src/tmux/ownership-reads';
 
@@ -59,7 +59,7 @@ const rows: Row[] = [
   { name: 'pending, stamped, empty asker never 0', task: pending, asker: '', pane: { nonce: N, stamp: OTHER }, live: 'live', verdict: 9, owner: OTHER, liveness: 'live', via: 'pane', code: 'pane-other' },
 ];
 
-describe('decide: SPEC section 5 decision table', () => {
+describe('decide: the decision table of docs/ownership.md', () => {
   it.each(rows)('$name -> $verdict', (row) => {
     const asked: string[] = [];
     const input: DecideInput = {
@@ -113,12 +113,20 @@ describe('decide: SPEC section 5 decision table', () => {
   });
 });
 
+/** A registry row of a session id with its liveness (pids distinct, no park). */
+let nextPid = 100;
+const lr = (sessionId: string, liveness: Liveness, extra: Partial<RegistryRow> = {}): LiveRow => ({
+  row: { pid: nextPid++, sessionId, ...extra },
+  liveness,
+  alive: liveness !== 'gone',
+});
+
 describe('judgeFromSnapshot (the supervisor path: one list-sessions snapshot)', () => {
   const sessions = new Map([
     ['op-t', { nonce: N, stamp: OTHER }],
     ['op-u', { nonce: N2, stamp: ME }],
   ]);
-  const registry = { readable: true, rows: [{ row: { sessionId: OTHER }, alive: true }] };
+  const registry = { readable: true, rows: [lr(OTHER, 'live')] };
 
   it.each([
     ['stamp in the snapshot, another live session', pending, ME, 9, 'live'],
@@ -138,7 +146,7 @@ describe('judgeFromSnapshot (the supervisor path: one list-sessions snapshot)', 
   });
 
   it('liveness: registry row first, then the stamps, unknown when unreadable', () => {
-    const reg = { readable: true, rows: [{ row: { sessionId: 'x' }, alive: false }, { row: { sessionId: 'x' }, alive: true }, { row: { sessionId: 'y' }, alive: false }] };
+    const reg = { readable: true, rows: [lr('x', 'gone'), lr('x', 'live'), lr('y', 'gone')] };
     expect(livenessFromSnapshot('x', reg, new Set())).toBe('live');
     expect(livenessFromSnapshot('y', reg, new Set(['y']))).toBe('gone'); // a row decides over a stamp
     expect(livenessFromSnapshot('z', reg, new Set(['z']))).toBe('live');

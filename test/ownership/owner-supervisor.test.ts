@@ -32,7 +32,7 @@ async function owner(slug: string, as: string) {
 }
 
 describe('owner with a supervisor: the pending read over its control client', () => {
-  it('0, 9 and 5 as SPEC section 5 says, with no tmux process started by owner', async () => {
+  it('0, 9 and 5 as the decision table says, with no tmux process started by owner', async () => {
     await w.liveRow('sid-me');
     await w.pendingSession('a');
     await w.stamp('a', 'sid-me');

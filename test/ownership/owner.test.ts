@@ -1,4 +1,4 @@
-// `owner`: SPEC section 5's decision table on a real private tmux server.
+// `owner`: the decision table (docs/ownership.md#decision-table) on a real private tmux server.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

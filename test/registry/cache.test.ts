@@ -6,7 +6,7 @@ import { execa } from 'execa';
 import { dir as tmpDir } from 'tmp-promise';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CachedRegistryReader } from '../../src/registry/reader';
-import { LivenessCache } from '../../src/registry/liveness';
+import { LivenessReader } from '../../src/registry/liveness';
 import { CachedTaskLister } from '../../src/tasks/store';
 import { procStartLstart } from '../../src/proc';
 
@@ -68,12 +68,12 @@ describe('CachedRegistryReader', () => {
   });
 });
 
-describe('LivenessCache', () => {
+describe('LivenessReader', () => {
   it('a live process with its real start time is alive; after it dies it is not', async () => {
     const sleeper = execa('sleep', ['60'], { reject: false });
     const pid = sleeper.pid as number;
     const start = procStartLstart(pid) as string;
-    const cache = new LivenessCache();
+    const cache = new LivenessReader();
     const entries = [{ row: { pid, sessionId: 'x', procStart: start } }, { row: { pid, sessionId: 'y', procStart: 'Thu Jan 1 00:00:00 1970' } }];
     expect((await cache.liveRows({ entries })).map((r) => r.alive)).toEqual([true, false]);
     sleeper.kill('SIGKILL');

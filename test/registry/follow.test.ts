@@ -3,7 +3,7 @@ import { follow, guessByCwd, MAX_HOPS, type StopReason } from '../../src/registr
 import type { LiveRow } from '../../src/registry/liveness';
 import type { RegistryRow } from '../../src/registry/schema';
 
-const r = (row: Partial<RegistryRow> & { pid: number; sessionId: string }, alive = true): LiveRow => ({ row, alive });
+const r = (row: Partial<RegistryRow> & { pid: number; sessionId: string }, alive = true): LiveRow => ({ row, alive, liveness: alive ? 'live' : 'gone' });
 
 const TAB = '10e378ef-1111-4000-8000-000000000001';
 const JOB = 'e9e4ae8e-2222-4000-8000-000000000002';

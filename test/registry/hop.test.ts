@@ -11,7 +11,7 @@ import { waitFor, sleep } from '../helpers/env';
 
 const TAB = '10e378ef-1111-4000-8000-000000000001';
 const JOB = 'e9e4ae8e-2222-4000-8000-000000000002';
-const r = (row: Partial<RegistryRow> & { pid: number; sessionId: string }, alive = true): LiveRow => ({ row, alive });
+const r = (row: Partial<RegistryRow> & { pid: number; sessionId: string }, alive = true): LiveRow => ({ row, alive, liveness: alive ? 'live' : 'gone' });
 
 const busyTab = [r({ pid: 1, sessionId: TAB, kind: 'interactive', status: 'busy' })];
 const parked = (jobStatus = 'busy', waitingFor?: string) => [

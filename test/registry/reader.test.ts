@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dir as tmpDir, type DirectoryResult } from 'tmp-promise';
 import { procStartLstart } from '../../src/proc';
-import { liveRows, rowsAlive, sessionLiveness } from '../../src/registry/liveness';
+import { liveRows, rowsWithLiveness, sessionLiveness } from '../../src/registry/liveness';
 import { MAX_ROW_BYTES, readRegistry } from '../../src/registry/reader';
 
 const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> =>
@@ -123,7 +123,7 @@ describe('liveness', () => {
       { pid, sessionId: 'c' },
       { pid: 2 ** 22 + 12345, sessionId: 'd' },
     ];
-    expect(await rowsAlive(rows)).toEqual([true, false, true, false]);
+    expect((await rowsWithLiveness(rows)).map((r) => r.liveness)).toEqual(['live', 'gone', 'live', 'gone']);
   });
 
   it('agrees with ps -o lstart= (TZ=UTC, LC_ALL=C)', () => {

@@ -1,4 +1,4 @@
-// SPEC section 11, randomized: the judge never answers 0 to anyone but the
+// docs/README.md#promises, randomized: the judge never answers 0 to anyone but the
 // owner, and no field is ever lost, over seeded random interleavings of spawn,
 // sessions killed and recreated under the same name (no nonce, another nonce),
 // stamps, sweeps, takeovers (with and without --force), torn and corrupt
@@ -112,7 +112,7 @@ function modelOwner(m: Model, now: Map<string, Marks>): string | null {
   return s.stamp;
 }
 
-/** Live by SPEC section 5 with an empty registry: a tmux session carries that stamp. */
+/** Live by docs/ownership.md#liveness with an empty registry: a tmux session carries that stamp. */
 const isLive = (sid: string, now: Map<string, Marks>) => [...now.values()].some((s) => s.stamp === sid);
 
 async function runRound(round: number): Promise<void> {

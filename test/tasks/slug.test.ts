@@ -33,7 +33,7 @@ const invalid: [string, string][] = [
 ];
 
 describe('slug rule', () => {
-  it('is the rule of SPEC section 2', () => {
+  it('is the rule of docs/tasks.md#slugs', () => {
     expect(SLUG_RULE.source).toBe('^[a-z0-9][a-z0-9_-]{0,62}$');
   });
 

@@ -59,7 +59,7 @@ describe('exact session targets', () => {
 
 describe('display', () => {
   it('tmux fact: display-message -p on a missing =<name>: target prints an empty expansion and exits 0', async () => {
-    // Measured on tmux 3.3a (SPEC section 3): the format is expanded without a session, so #{...}
+    // Measured on tmux 3.3a (docs/tmux.md#facts-measured-on-tmux-33a): the format is expanded without a session, so #{...}
     // parts are empty, literal text stays, and the exit code is 0. An empty answer therefore means
     // "no such session or no value"; callers must not read it as an error or as a session.
     const r = await server.tmux.tryRun(['display-message', '-p', '-t', '=missing:', 'X#{session_name}#{@spawn_nonce}Y']);
