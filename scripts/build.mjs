@@ -1,4 +1,9 @@
-// Bundles the helper into one file, dist/tmux-fleet.cjs (docs/budgets.md#owner-start-up).
+// Bundles the helper into plain files under dist/:
+//
+//   dist/tmux-fleet.cjs        the helper (src/), the `bin` of package.json
+//   dist/deps/execa.cjs        execa, required the first time a command imports it
+//   dist/deps/yargs.cjs        yargs, likewise
+//   *.map                      a source map beside each, for stack traces under TMUX_FLEET_DEBUG=1
 //
 // Why it is shaped this way (measured, bench/results.md):
 // - CommonJS, not ESM: Node's ESM loader alone costs about 0.1x `node -e 0`
@@ -6,35 +11,32 @@
 // - Command modules are reached through dynamic import(); in one bundle
 //   esbuild turns each into a lazily initialized module, so `owner` runs the
 //   top-level code of what it uses and nothing else.
-// - V8 still has to read and pre-parse everything that is code in the file,
-//   and execa and yargs alone are two thirds of it. They are bundled
-//   separately (tree-shaken to the names we import) and embedded as
-//   brotli-compressed base64 strings, which V8 only scans; src/deferred.ts
-//   unpacks and compiles one the first time a command imports it. `owner` on
-//   a decided task never pays for them.
-// - A Node built-in that only some paths need (node:net) is imported
-//   dynamically, and that import() is compiled to require().
-// - The helper's code is one string inside a small launcher (src/launcher.ts)
-//   that compiles it with a V8 code cache kept in ~/.cache/tmux-fleet:
-//   about 0.08x `node -e 0` less on every call than parsing it afresh.
-// - The file is ASCII (esbuild's default; base64 is): Node reads a one-byte
-//   string much faster.
-// - Identifiers are not minified in the parsed part: V8 pre-parses the
-//   result slower than the readable names (measured, about 1.3x).
+// - V8 still reads and pre-parses every function in the file it loads, and
+//   execa and yargs are two thirds of the code. Each is bundled into its own
+//   file (tree-shaken to the names src imports), and the helper's `execa` and
+//   `yargs` imports become require('./deps/<name>.cjs') calls inside the
+//   modules that import them, so only a command that uses one reads it.
+//   `owner` on a decided task reads neither.
+// - import() is compiled to require() (a Node built-in needed on one path
+//   only, node:net, is imported that way): kept as import(), it would start
+//   Node's ESM loader, about 3 ms.
+// - Whitespace and syntax are minified, identifiers are not: V8 pre-parses
+//   readable names faster (measured), and stack traces keep them.
 //
-// The file is written to a temporary name and renamed into place, so a hook
-// that starts during a rebuild runs the old helper or the new one, never half.
+// Each file is written to a temporary name and renamed into place, the
+// dependencies first and the helper last: a hook that starts during a rebuild
+// runs the old helper or the new one, never half of one.
 import { build } from 'esbuild';
-import { createHash } from 'node:crypto';
-import { brotliCompressSync, constants as zlibConstants } from 'node:zlib';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 
+const started = performance.now();
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const outdir = join(root, 'dist');
 const outfile = join(outdir, 'tmux-fleet.cjs');
+const depsDir = join(outdir, 'deps');
 
 const common = {
   bundle: true,
@@ -43,90 +45,85 @@ const common = {
   target: 'node20',
   legalComments: 'none',
   logLevel: 'warning',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  // A map only has to turn a stack frame into file:line; the sources are in the repository.
+  sourcemap: 'linked',
+  sourcesContent: false,
   write: false,
 };
 
-// The dependencies compiled only when first imported: the names src imports from each.
-const DEFERRED = {
+// The dependencies kept out of the helper's file: the names src imports from each.
+const DEPS = {
   execa: ['execa'],
   yargs: ['default'],
 };
 
-// Brotli, then base64: a quarter of the bytes for Node to read and V8 to scan, ASCII by construction.
-const packed = (source) =>
-  brotliCompressSync(Buffer.from(source, 'utf8'), { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11 } }).toString('base64');
-
-async function bundleDeferred(name, names) {
+async function bundleDep(name, names) {
   const r = await build({
     ...common,
-    minify: true, // never parsed unless used: the fewer bytes to scan, the better
-    stdin: { contents: `export { ${names.join(', ')} } from '${name}';`, resolveDir: root, loader: 'js' },
+    stdin: { contents: `export { ${names.join(', ')} } from '${name}';`, resolveDir: root, sourcefile: `deps/${name}.js`, loader: 'js' },
+    outfile: join(depsDir, `${name}.cjs`),
     // ESM-only packages ask for import.meta.url (yargs, for its locale files).
     define: { 'import.meta.url': '__fleet_import_meta_url' },
     banner: { js: "var __fleet_import_meta_url=require('node:url').pathToFileURL(__filename).href;" },
   });
-  return r.outputFiles[0].text;
+  return r.outputFiles;
 }
 
-const sources = Object.fromEntries(
-  await Promise.all(Object.entries(DEFERRED).map(async ([name, names]) => [name, await bundleDeferred(name, names)])),
-);
-
-const deferredPlugin = {
-  name: 'deferred',
+// `import ... from 'execa'` in src becomes require('./deps/execa.cjs') in the
+// module that imports it, resolved beside the helper at run time. The stand-in
+// module re-exports by name: src/ is ESM in Node's mode (package type module),
+// where a default import would take the whole CommonJS exports object.
+const depsPlugin = {
+  name: 'deps',
   setup(b) {
-    const filter = new RegExp(`^(${Object.keys(DEFERRED).join('|')})$`);
-    b.onResolve({ filter }, (a) => ({ path: a.path, namespace: 'deferred' }));
-    b.onLoad({ filter: /.*/, namespace: 'deferred' }, (a) => {
-      const exports = DEFERRED[a.path]
-        .map((n) => (n === 'default' ? 'export default m.default;' : `export const ${n} = m.${n};`))
-        .join('\n');
-      return {
-        contents: `import { loadDeferred } from './src/deferred.ts';\nconst m = loadDeferred(${JSON.stringify(packed(sources[a.path]))}, ${JSON.stringify(a.path)});\n${exports}\n`,
-        resolveDir: root,
-        loader: 'js',
-      };
-    });
+    const filter = new RegExp(`^(${Object.keys(DEPS).join('|')})$`);
+    b.onResolve({ filter }, (a) => ({ path: a.path, namespace: 'deps' }));
+    b.onResolve({ filter: /^\.\/deps\//, namespace: 'deps' }, (a) => ({ path: a.path, external: true }));
+    b.onLoad({ filter: /.*/, namespace: 'deps' }, (a) => ({
+      contents: `export { ${DEPS[a.path].join(', ')} } from './deps/${a.path}.cjs';`,
+      loader: 'js',
+    }));
   },
 };
 
-const result = await build({
+const depOutputs = (await Promise.all(Object.entries(DEPS).map(([name, names]) => bundleDep(name, names)))).flat();
+
+const helper = await build({
   ...common,
   entryPoints: [join(root, 'src', 'cli', 'bin.ts')],
   outfile,
-  minifyWhitespace: true,
-  minifySyntax: true,
-  plugins: [deferredPlugin],
-  // import() of a Node built-in (node:net, loaded only when needed) becomes a
-  // require(): kept as import(), it would start Node's ESM loader, about 3 ms.
+  plugins: [depsPlugin],
   supported: { 'dynamic-import': false },
+  banner: { js: '#!/usr/bin/env node' },
   define: { __FLEET_VERSION__: JSON.stringify(pkg.version) },
 });
 
-// The helper as one function of CommonJS's five arguments, handed as a string
-// to src/launcher.ts, which compiles it with a V8 code cache.
-const main = `(function (exports, require, module, __filename, __dirname) {${result.outputFiles[0].text}\n})`;
-const launcher = await build({
-  ...common,
-  entryPoints: [join(root, 'src', 'launcher.ts')],
-  outfile,
-  minifyWhitespace: true,
-  minifySyntax: true,
-  banner: { js: '#!/usr/bin/env node' },
-  define: {
-    __FLEET_MAIN__: JSON.stringify(main),
-    __FLEET_BUILD_ID__: JSON.stringify(createHash('sha256').update(main).digest('hex').slice(0, 16)),
-  },
-});
+/** Writes a file under a temporary name, then renames it into place. */
+function writeAtomic(file, contents, mode) {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
+  writeFileSync(tmp, contents, { mode });
+  chmodSync(tmp, mode);
+  renameSync(tmp, file);
+}
 
-mkdirSync(outdir, { recursive: true });
-const tmp = `${outfile}.${process.pid}.tmp`;
-writeFileSync(tmp, launcher.outputFiles[0].contents, { mode: 0o755 });
-chmodSync(tmp, 0o755);
-renameSync(tmp, outfile);
+// Maps before the code that names them; the dependencies before the helper that requires them.
+const isMap = (f) => f.path.endsWith('.map');
+const helperFiles = helper.outputFiles;
+for (const f of [...depOutputs.filter(isMap), ...depOutputs.filter((f) => !isMap(f)), ...helperFiles.filter(isMap), ...helperFiles.filter((f) => !isMap(f))]) {
+  writeAtomic(f.path, f.contents, f.path === outfile ? 0o755 : 0o644);
+}
 
-// The layout of earlier builds (an ESM entry and chunks): removed once old
+// Layouts of earlier builds (an ESM entry and chunks): removed once old
 // enough that no helper started before this build can still be loading them.
 for (const old of [join(outdir, 'tmux-fleet.mjs'), join(outdir, 'chunks')]) {
   if (existsSync(old) && Date.now() - statSync(old).mtimeMs > 10 * 60_000) rmSync(old, { recursive: true, force: true });
 }
+
+const kb = (f) => `${Math.round(f.contents.length / 1024)} KB`;
+const code = (fs) => fs.filter((f) => !isMap(f));
+console.log(
+  `built ${relative(root, outfile)} (${kb(code(helperFiles)[0])}) + ${code(depOutputs).map((f) => `deps/${basename(f.path)} (${kb(f)})`).join(', ')} in ${Math.round(performance.now() - started)} ms`,
+);
