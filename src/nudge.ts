@@ -1,11 +1,11 @@
-// Where a server's supervisor is found: its pid file (one per tmux server),
-// the nudge that asks it to re-render now, the mailbox where it makes tmux
-// reads for commands, and the socket path that names the server. Nothing here
-// starts a process.
+// Where a server's supervisor is found (its pid file, one per tmux server,
+// named by the server's socket path) and the nudge that asks it to re-render
+// now. A leaf module: spawn, stamp, takeover and sweep nudge without knowing
+// the supervisor (docs/status.md#the-supervisor). Nothing here starts a process.
 import { readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { runDir, type SocketChoice } from '../context';
-import { pidExists, procStartTicks } from '../proc';
+import { runDir, type SocketChoice } from './context';
+import { pidExists, procStartTicks } from './proc';
 
 const PID_PREFIX = 'supervisor-';
 
@@ -73,23 +73,6 @@ export function serverSocketPath(socket: SocketChoice, env: NodeJS.ProcessEnv = 
   } catch {
     return null;
   }
-}
-
-/** The mailbox where the supervisor of a server makes tmux reads for commands (src/status/read-mailbox.ts). */
-export function readMailboxDir(home: string, socketPath: string): string {
-  return join(runDir(home), `reads-${serverKey(socketPath)}`);
-}
-
-/**
- * The mailbox of the supervisor of the server a command aims at, when one
- * runs (its pid file, start time checked); null otherwise.
- * TMUX_FLEET_DIRECT_READ=1: null (the bench measures both ways).
- */
-export function locateReadMailbox(home: string, socket: SocketChoice, env: NodeJS.ProcessEnv): { dir: string; socketPath: string } | null {
-  if (env.TMUX_FLEET_DIRECT_READ === '1') return null;
-  const socketPath = serverSocketPath(socket, env);
-  if (!socketPath || runningSupervisor(home, socketPath) === null) return null;
-  return { dir: readMailboxDir(home, socketPath), socketPath };
 }
 
 /**

@@ -8,7 +8,6 @@ import { followLive } from '../registry/live';
 import { readRegistry } from '../registry/reader';
 import { Tmux } from '../tmux';
 import { paneSession } from '../tmux/pane';
-import { runningSupervisor } from '../status/runtime';
 import type { Args } from './spec';
 import { writeStdout, writeStderr } from './output';
 
@@ -48,12 +47,9 @@ async function watch(tmux: Tmux, ctx: Context): Promise<number> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   process.once('SIGHUP', stop);
-  // The supervisor of this server already writes @fleet-hop and toasts: then only report.
-  const socketPath = (await tmux.run(['display-message', '-p', '#{socket_path}'])).trim();
-  const supervised = runningSupervisor(ctx.home, socketPath) !== null;
+  // It reports only: the status line's @fleet-hop and the toasts are the supervisor's.
   const why = await followLive({
     tmux,
-    writeHop: !supervised,
     registry: registryDir(ctx.env),
     signal: ac.signal,
     onUpdate: (u, first) => {

@@ -1,6 +1,5 @@
 import type { Context } from '../context';
 import { ExitWith, FleetError } from '../errors';
-import { readsFor } from '../status/read-mailbox';
 import { Tmux } from '../tmux';
 import { readSessionStamp } from '../tmux/ownership-reads';
 import type { Args } from './spec';
@@ -9,7 +8,7 @@ import { writeStdout } from './output';
 export async function run(args: Args, ctx: Context): Promise<number> {
   const name = String(args.name);
   const tmux = new Tmux(ctx.socket);
-  const read = await readSessionStamp(readsFor(ctx, tmux), name);
+  const read = await readSessionStamp(tmux, name);
   if ('tmuxError' in read) throw new FleetError(`tmux display-message on ${tmux.describeServer()}: ${read.tmuxError}`);
   if (!read.stamp) throw new ExitWith(1, `no stamp on tmux session "${name}" (${tmux.describeServer()})`);
   writeStdout(ctx.json ? `${JSON.stringify({ session: name, sid: read.stamp })}\n` : `${read.stamp}\n`);

@@ -32,8 +32,6 @@ export async function run(args: Args, ctx: Context): Promise<number> {
     intervalMs,
     render,
     formats: supervisorFormats(),
-    // For tests: the control client's idle time, in ms.
-    controlIdleMs: Number(ctx.env.TMUX_FLEET_CONTROL_IDLE_MS) || undefined,
   });
   return supervisor.run(Boolean(args.once));
 }

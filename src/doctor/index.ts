@@ -11,7 +11,7 @@ import { follow, guessByCwd, parkedJob, shortSid } from '../registry/follow';
 import { renderAgent } from '../registry/hop';
 import { liveRows, type LiveRow } from '../registry/liveness';
 import { readRegistry } from '../registry/reader';
-import { readMailboxDir, runningSupervisor } from '../status/runtime';
+import { runningSupervisor } from '../nudge';
 import { sessionTarget } from '../tmux/args';
 import { Tmux } from '../tmux/client';
 import { paneSession } from '../tmux/pane';
@@ -121,9 +121,7 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
       });
 
     const sup = runningSupervisor(ctx.home, socketPath);
-    // Its mailbox says whether it makes owner's tmux reads (else owner runs tmux: slower, same answers).
-    const reads = sup !== null && existsSync(readMailboxDir(ctx.home, socketPath)) ? "; makes owner's tmux reads" : '';
-    if (sup !== null) add({ id: 'supervisor', state: 'ok', text: `supervisor: running (pid ${sup}${reads})` });
+    if (sup !== null) add({ id: 'supervisor', state: 'ok', text: `supervisor: running (pid ${sup})` });
     else
       add({
         id: 'supervisor',

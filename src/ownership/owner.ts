@@ -9,7 +9,6 @@ import { assertSlug } from '../tasks/slug';
 import type { Handover, Task } from '../tasks/schema';
 import { Tmux, type TmuxReads } from '../tmux/client';
 import { readAsker, readPaneAndAsker, readStamps, type AskerRead, type PaneRead } from '../tmux/ownership-reads';
-import { readsFor } from '../status/read-mailbox';
 import { decide, lastHandover, livenessNeeded, paneToRead, type Decision } from './judge';
 import { isValidSid } from './sid';
 
@@ -112,7 +111,7 @@ export async function loadForJudge(home: string, slug: string): Promise<{ task: 
 export async function judgeTask(ctx: Context, slug: unknown, as?: unknown): Promise<Judgement> {
   const s = assertSlug(slug);
   const askerKnown = askerWithoutTmux(as, ctx.env);
-  return judgeLoaded(ctx, readsFor(ctx, new Tmux(ctx.socket)), s, await loadForJudge(ctx.home, s), askerKnown);
+  return judgeLoaded(ctx, new Tmux(ctx.socket), s, await loadForJudge(ctx.home, s), askerKnown);
 }
 
 /** The `owner --json` object (docs/ownership.md#output). */

@@ -14,7 +14,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { taskDir, tasksDir, type Context } from '../context';
 import { FleetError, UsageError, errorMessage } from '../errors';
 import { launchPrompt, pointerLine } from '../pointer';
-import { nudgeSupervisors, socketPathFromTmuxEnv } from '../status/runtime';
+import { nudgeSupervisors, socketPathFromTmuxEnv } from '../nudge';
 import { ownerSid, type AcceptanceItem, type Task } from '../tasks/schema';
 import { assertSlug } from '../tasks/slug';
 import { readTask, updateTask } from '../tasks/store';

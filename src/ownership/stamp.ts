@@ -11,7 +11,7 @@ import { collapseSpaces } from '../proc';
 import { rowsWithLiveness } from '../registry/liveness';
 import { readRegistry } from '../registry/reader';
 import type { RegistryRow } from '../registry/schema';
-import { nudgeSupervisors, socketPathFromTmuxEnv } from '../status/runtime';
+import { nudgeSupervisors, socketPathFromTmuxEnv } from '../nudge';
 import { ownerSid, type Task } from '../tasks/schema';
 import { isValidSlug } from '../tasks/slug';
 import { listTasks, updateTask } from '../tasks/store';

@@ -5,7 +5,7 @@ import { registryDir, type Context } from '../context';
 import { FleetError, errorMessage } from '../errors';
 import { readRegistry } from '../registry/reader';
 import type { RegistryRow } from '../registry/schema';
-import { nudgeSupervisors } from '../status/runtime';
+import { nudgeSupervisors } from '../nudge';
 import { isPending } from '../tasks/schema';
 import { listTasks, updateTask } from '../tasks/store';
 import { Tmux } from '../tmux/client';

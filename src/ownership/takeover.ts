@@ -11,7 +11,7 @@
 import { registryDir, type Context } from '../context';
 import { ExitWith, FleetError, UsageError } from '../errors';
 import { readRegistry } from '../registry/reader';
-import { nudgeSupervisors, socketPathFromTmuxEnv } from '../status/runtime';
+import { nudgeSupervisors, socketPathFromTmuxEnv } from '../nudge';
 import { ownerSid } from '../tasks/schema';
 import { assertSlug } from '../tasks/slug';
 import { updateTask } from '../tasks/store';

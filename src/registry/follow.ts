@@ -3,7 +3,7 @@
 // A tab that parks its work keeps its row (status idle, parkedJobId set); the
 // work runs under a `bg` row whose jobId equals that parkedJobId, under another
 // session id. The job id is the only field the two rows share.
-import type { LiveRow } from './liveness';
+import type { Liveness, LiveRow } from './liveness';
 import { rowsByJob, rowsBySession } from './row-index';
 import { timeMs, type RegistryRow } from './schema';
 
@@ -21,7 +21,9 @@ export interface ChainLink {
   waitingFor: string | null;
   jobId: string | null;
   parkedJobId: string | null;
+  /** Not gone (docs/ownership.md#liveness). */
   alive: boolean;
+  liveness: Liveness;
 }
 
 export interface FollowResult {
@@ -66,6 +68,7 @@ export function chainLink(r: LiveRow): ChainLink {
     jobId: row.jobId ?? null,
     parkedJobId: row.parkedJobId ?? null,
     alive: r.alive,
+    liveness: r.liveness,
   };
 }
 

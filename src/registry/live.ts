@@ -1,15 +1,12 @@
-// The live loop over every stamped session of one tmux server: on each
-// registry change, one snapshot read of the server, a re-follow of every
-// stamped session (HopTracker), and one batched tmux call writing the changed
-// @fleet-hop options and toasting the clients of the sessions that hopped.
-// `tmux-fleet follow --watch` runs it; the supervisor shares HopTracker.
+// The live loop of `tmux-fleet follow --watch` over every stamped session of
+// one tmux server: on each registry change, one snapshot read of the server
+// and a re-follow of every stamped session (HopTracker, shared with the
+// supervisor). It reports and writes nothing: the status options and the
+// toasts have one writer, the supervisor (docs/status.md#the-supervisor).
 import { processIdentity, stillRunning } from '../proc';
-import { applyChanges, type OptionChange, type Toast } from '../tmux/apply';
-import { escapeFormat } from '../tmux/args';
 import type { Tmux } from '../tmux/client';
 import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
-import { toastsFor } from '../tmux/toast';
-import { HopTracker, renderHop, type HopEvent, type HopUpdate } from './hop';
+import { HopTracker, type HopEvent, type HopUpdate } from './hop';
 import { liveRows } from './liveness';
 import { ROW_FILE_RE, readRegistry } from './reader';
 import { watchDir } from './watch';
@@ -19,29 +16,12 @@ export interface LiveFollowOptions {
   registry: string;
   /** Poll interval (ms) when file watches miss; default: @fleet-interval seconds, else 2 s. */
   intervalMs?: number;
-  /** Write @fleet-hop on the sessions whose hop text changed and toast hops (default true; false when a supervisor does it). */
-  writeHop?: boolean;
   /** After every refresh (first included). */
   onUpdate?: (u: HopUpdate, first: boolean) => void;
   onEvent?: (e: HopEvent) => void;
   /** Refresh failures that do not end the loop. */
   onError?: (err: unknown) => void;
   signal?: AbortSignal;
-}
-
-/** The option changes that make every session's @fleet-hop match its hop (and clear it on unstamped sessions). */
-export function hopOptionChanges(snap: TmuxSnapshot, update: HopUpdate): OptionChange[] {
-  const changes: OptionChange[] = [];
-  for (const s of snap.sessions) {
-    const want = escapeFormat(renderHop(update.sessions.get(s.name)));
-    if (s.hop !== want) changes.push({ session: s.name, option: '@fleet-hop', value: want });
-  }
-  return changes;
-}
-
-/** The toasts of a set of hop events, for the (non-control) clients of each session. */
-export function hopToasts(snap: TmuxSnapshot, events: readonly HopEvent[]): Toast[] {
-  return events.flatMap((e) => toastsFor(snap.clients, e.session, e.text));
 }
 
 /** Runs until the tmux server goes away or the signal aborts. Resolves with why it ended. */
@@ -86,8 +66,6 @@ export async function followLive(opts: LiveFollowOptions): Promise<'server-gone'
       const rows = await liveRows(registry);
       const stamps = snap.sessions.filter((s) => s.stamp !== '').map((s) => [s.name, s.stamp] as const);
       const update = tracker.update(stamps, rows);
-      const changes = opts.writeHop === false ? [] : hopOptionChanges(snap, update);
-      await applyChanges(tmux, changes, opts.writeHop === false ? [] : hopToasts(snap, update.events));
       opts.onUpdate?.(update, first);
       first = false;
       for (const e of update.events) opts.onEvent?.(e);

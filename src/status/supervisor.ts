@@ -3,8 +3,7 @@
 // process. It wakes on file watches (tasks, registry, its nudge file), on
 // SIGUSR2 from stamp/spawn/takeover, and on a slow poll that only makes
 // system calls; each wake is one tmux read, the verdicts and hops computed in
-// memory, and the changed options written in one tmux call. It also makes
-// tmux reads for `owner` through one control-mode client (read-mailbox.ts).
+// memory, and the changed options written in one tmux call.
 import { readdirSync, watch, type FSWatcher } from 'node:fs';
 import { mkdir, readFile, stat, unlink, writeFile, writeNewFile } from '../fs-async';
 import { join } from 'node:path';
@@ -16,10 +15,7 @@ import { pidsExisting, processIdentity, stillRunning, type ProcessIdentity } fro
 import type { Tmux } from '../tmux';
 import { applyChanges, type OptionChange, type Toast } from '../tmux/apply';
 import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
-import type { TmuxResult } from '../tmux/client';
-import { ControlClient, runChainVia } from '../tmux/control';
-import { serveReads, type ReadsServer } from './read-mailbox';
-import { livePidFromFile, pidFileContent, readMailboxDir, serverKey, supervisorPidFile } from './runtime';
+import { livePidFromFile, pidFileContent, serverKey, supervisorPidFile } from '../nudge';
 
 export const SEGMENT_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent'] as const;
 export type SegmentOption = (typeof SEGMENT_OPTIONS)[number];
@@ -53,8 +49,6 @@ export interface SupervisorConfig {
   render: Render;
   /** Extra formats read with every snapshot (style options). */
   formats?: Record<string, string>;
-  /** How long the control client stays without a read to make (default 60 s). */
-  controlIdleMs?: number;
 }
 
 /** Diff of desired against current values: only what changed is written. */
@@ -97,8 +91,6 @@ export function toastsForClients(snapshot: TmuxSnapshot, toasts: Rendered['toast
 }
 
 const HOOK_INDEX = 4711;
-/** The control client leaves after this long without a read to make. */
-const CONTROL_IDLE_MS = 60_000;
 const HOOKS = ['session-created', 'session-closed', 'session-renamed'];
 
 export class Supervisor {
@@ -115,10 +107,6 @@ export class Supervisor {
   private sigs: Record<string, string> = {};
   /** Ticks and tmux writes, for tests and the bench. */
   readonly stats = { ticks: 0, reads: 0, writes: 0 };
-  private reads: ReadsServer | null = null;
-  private control: ControlClient | null = null;
-  private controlStarting: Promise<ControlClient> | null = null;
-  private controlIdle: NodeJS.Timeout | null = null;
   /** The last tmux snapshot, with the values this supervisor has written since. */
   private last: TmuxSnapshot | null = null;
   private tmuxDirty = true;
@@ -168,7 +156,6 @@ export class Supervisor {
       }
       await writeFile(this.nudgeFile, '', { mode: 0o600 });
       await this.installHooks();
-      await this.serveReads();
       this.startWatches();
       process.on('SIGTERM', this.onStop);
       process.on('SIGINT', this.onStop);
@@ -196,58 +183,6 @@ export class Supervisor {
   private async installHooks(): Promise<void> {
     const cmd = `run-shell -b "touch '${this.nudgeFile.replace(/'/g, '')}'"`;
     await this.cfg.tmux.chain(HOOKS.map((h) => ['set-hook', '-g', `${h}[${HOOK_INDEX}]`, cmd]));
-  }
-
-  /** Makes tmux reads for short-lived commands on this server (src/status/read-mailbox.ts says why). */
-  private async serveReads(): Promise<void> {
-    const dir = readMailboxDir(this.cfg.home, this.cfg.socketPath);
-    try {
-      this.reads = await serveReads(dir, this.cfg.socketPath, (commands) => this.readVia(commands));
-    } catch (err) {
-      // The commands run tmux themselves: slower, same answers.
-      this.log(`not answering reads in ${dir}: ${errorMessage(err)}`);
-    }
-  }
-
-  /**
-   * Runs read commands through the control client, started on the first
-   * question and attached to a session this supervisor saw (else the one the
-   * question names). A client that went away (its session closed) is replaced
-   * once. Null: not answered (the asker runs tmux).
-   */
-  private async readVia(commands: string[][]): Promise<TmuxResult | null> {
-    const named = commands[0]?.find((a) => /^=.+:$/.test(a))?.slice(1, -1);
-    const candidates = [...new Set([this.last?.sessions[0]?.name, named].filter((n): n is string => Boolean(n)))];
-    for (const attachTo of candidates) {
-      let client: ControlClient;
-      try {
-        client = await this.controlClient(attachTo);
-      } catch {
-        return null;
-      }
-      const r = await Promise.race([
-        runChainVia(client, commands),
-        new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 1000).unref()),
-      ]);
-      if (r === 'timeout') return null;
-      if (r || client.alive) return r;
-    }
-    return null;
-  }
-
-  private async controlClient(attachTo: string): Promise<ControlClient> {
-    // Questions come in bursts (spawns, pending tasks); between them the client leaves, so
-    // that it is not an attached client of the user's sessions for hours.
-    if (this.controlIdle) clearTimeout(this.controlIdle);
-    this.controlIdle = setTimeout(() => {
-      this.control?.close();
-      this.control = null;
-    }, this.cfg.controlIdleMs ?? CONTROL_IDLE_MS);
-    this.controlIdle.unref();
-    if (this.control?.alive) return this.control;
-    this.controlStarting ??= ControlClient.start(this.cfg.tmux, attachTo).finally(() => (this.controlStarting = null));
-    this.control = await this.controlStarting;
-    return this.control;
   }
 
   private async removeHooks(): Promise<void> {
@@ -324,7 +259,6 @@ export class Supervisor {
       this.stop(0, 'tmux server went away');
       return;
     }
-    this.reads?.sweep();
     let changed = false;
     let tasksChanged = false;
     for (const dir of [tasksDir(this.cfg.home), this.cfg.registryDir]) {
@@ -449,14 +383,11 @@ export class Supervisor {
   private async cleanup(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     if (this.debounce) clearTimeout(this.debounce);
-    if (this.controlIdle) clearTimeout(this.controlIdle);
     this.watchers.forEach((w) => w.close());
     this.taskWatchers.forEach((w) => w.close());
     process.off('SIGUSR2', this.onNudge);
     process.off('SIGTERM', this.onStop);
     process.off('SIGINT', this.onStop);
-    this.control?.close();
-    await this.reads?.close();
     if (this.serverAlive()) await this.removeHooks();
     if (livePidFromFile(this.pidFile) === process.pid) {
       await unlink(this.pidFile).catch(() => undefined);

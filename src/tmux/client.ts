@@ -9,7 +9,7 @@ export interface TmuxResult {
   exitCode: number;
 }
 
-/** The calls reads are made with: a Tmux, or the supervisor's answers (src/status/read-mailbox.ts). */
+/** The calls reads are made with (a Tmux; tests hand in stand-ins that count or fail). */
 export interface TmuxReads {
   /** One command, arguments taken literally; never throws. */
   tryRun(args: readonly string[]): Promise<TmuxResult>;

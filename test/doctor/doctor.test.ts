@@ -2,7 +2,7 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pidFileContent, supervisorPidFile } from '../../src/status/runtime';
+import { pidFileContent, supervisorPidFile } from '../../src/nudge';
 import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
 import { FLEET_BIN, STAND_IN } from '../helpers/paths';
 import { startServer, type TestServer } from '../helpers/tmux-server';

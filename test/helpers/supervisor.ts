@@ -1,7 +1,7 @@
 // Starts `tmux-fleet supervise` for a test server, the way the plugin does.
 import { existsSync } from 'node:fs';
 import { execa, type ResultPromise } from 'execa';
-import { supervisorPidFile } from '../../src/status/runtime';
+import { supervisorPidFile } from '../../src/nudge';
 import { type FleetEnv, waitFor } from './env';
 import { FLEET_BIN, ROOT } from './paths';
 import type { TestServer } from './tmux-server';

@@ -1,12 +1,14 @@
 // On a real tmux server: a stand-in tab parks its work onto a stand-in job and
-// takes it back; `tmux-fleet follow --watch` follows, toasts the attached
-// client and keeps @fleet-hop true, which the client's status line shows.
+// takes it back; `tmux-fleet follow --watch` reports each hop and writes
+// nothing; the supervisor, the one writer of @fleet-hop and of toasts, keeps
+// the attached client's status line true.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
 import { FLEET_BIN, STAND_IN } from '../helpers/paths';
+import { startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
 import { attachStatusClient, startServer, type StatusClient, type TestServer } from '../helpers/tmux-server';
 
 const TAB = '10e378ef-5b0f-4c41-9d3c-7b0a1c2d3e4f';
@@ -15,6 +17,7 @@ let server: TestServer;
 let fenv: FleetEnv;
 let client: StatusClient | null = null;
 let watcher: ResultPromise | null = null;
+let supervisor: RunningSupervisor | null = null;
 let watchOut = '';
 
 async function rows(): Promise<Record<string, unknown>[]> {
@@ -46,13 +49,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   watcher?.kill();
+  await supervisor?.stop();
   await client?.kill();
   await server?.kill();
   await fenv?.cleanup();
 });
 
 describe('follow --watch on a real server', () => {
-  it('follows a park to the job and back: toasts, @fleet-hop and the status segment', async () => {
+  it('follows a park to the job and back: follow --watch reports, the supervisor shows and toasts', async () => {
     watcher = execa(process.execPath, [FLEET_BIN, 'follow', '--watch'], {
       env: { ...process.env, TMUX: undefined, TMUX_PANE: undefined, ...fenv.env },
       extendEnv: false,
@@ -64,10 +68,14 @@ describe('follow --watch on a real server', () => {
     client = await attachStatusClient(server, 'op-tab');
     await client.waitForStatus('[]');
 
+    // follow --watch alone reports the park and writes nothing.
     await type('/park e9e4ae8e busy');
-    await client.waitForStatus('fleet: 10e3 parked its work on background job e9e4ae8e, following', 8000);
+    await waitFor(() => watchOut.includes('op-tab: 10e3 parked its work on background job e9e4ae8e, following'), 'the park reported', 8000);
+    expect((await server.tmux.tryRun(['show-options', '-v', '-t', '=op-tab:', '@fleet-hop'])).stdout).toBe('');
+
+    // The supervisor shows it.
+    supervisor = await startSupervisor(server, fenv);
     await client.waitForStatus('[10e3 → e9e4]', 8000);
-    expect(watchOut).toContain('op-tab: 10e3 parked its work on background job e9e4ae8e, following');
     expect(await server.run(['show-options', '-v', '-t', '=op-tab:', '@fleet-hop'])).toBe('10e3 → e9e4\n');
 
     // follow (one shot) agrees, with the exact JSON keys.
@@ -77,11 +85,11 @@ describe('follow --watch on a real server', () => {
     expect(Object.keys(parsed)).toEqual(['base', 'attached', 'hops', 'stop', 'chain']);
     expect(parsed).toMatchObject({ base: TAB, hops: 1, stop: 'no-park' });
     expect(parsed.attached).toMatch(/^e9e4ae8e-/);
-    expect(parsed.chain.map((l: { kind: string; alive: boolean }) => [l.kind, l.alive])).toEqual([
-      ['interactive', true],
-      ['bg', true],
+    expect(parsed.chain.map((l: { kind: string; alive: boolean; liveness: string }) => [l.kind, l.alive, l.liveness])).toEqual([
+      ['interactive', true, 'live'],
+      ['bg', true, 'live'],
     ]);
-    expect(Object.keys(parsed.chain[0])).toEqual(['sessionId', 'pid', 'kind', 'status', 'waitingFor', 'jobId', 'parkedJobId', 'alive']);
+    expect(Object.keys(parsed.chain[0])).toEqual(['sessionId', 'pid', 'kind', 'status', 'waitingFor', 'jobId', 'parkedJobId', 'alive', 'liveness']);
     const h = await runFleet(['follow', TAB], { env: fenv.env });
     expect(h.stdout).toBe('10e378ef → e9e4ae8e (parked on job e9e4ae8e), busy');
 
@@ -101,6 +109,8 @@ describe('follow --watch on a real server', () => {
     expect((await server.tmux.tryRun(['show-options', '-v', '-t', '=op-tab:', '@fleet-hop'])).stdout).toBe('');
 
     // The loop ends when its server goes away.
+    await supervisor.stop();
+    supervisor = null;
     await client.kill();
     client = null;
     await server.kill();
