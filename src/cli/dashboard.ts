@@ -1,7 +1,7 @@
 import { registryDir, type Context } from '../context';
 import { runDashboard } from '../status/dashboard-tui';
 import { Tmux } from '../tmux';
-import type { Args } from './spec';
+import type { Args } from './types';
 
 /** The popup: every task and agent session; Enter switches the client there. */
 export async function run(_args: Args, ctx: Context): Promise<number> {

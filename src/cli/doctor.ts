@@ -1,7 +1,7 @@
 // tmux-fleet doctor [--session <name>]: one line per check, exit 1 when any fails.
 import type { Context } from '../context';
 import { renderCheck, runDoctor } from '../doctor';
-import type { Args } from './spec';
+import type { Args } from './types';
 import { writeStdout } from './output';
 
 export async function run(args: Args, ctx: Context): Promise<number> {

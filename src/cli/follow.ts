@@ -8,7 +8,7 @@ import { followLive } from '../registry/live';
 import { readRegistry } from '../registry/reader';
 import { Tmux } from '../tmux';
 import { paneSession } from '../tmux/pane';
-import type { Args } from './spec';
+import type { Args } from './types';
 import { writeStdout, writeStderr } from './output';
 
 const out = (line: string) => writeStdout(`${line}\n`);

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import type { Context } from '../context';
 import { UsageError } from '../errors';
 import { hookStatus, installHook, settingsFile, stampCommand, uninstallHook } from '../hooks/settings';
-import type { Args } from './spec';
+import type { Args } from './types';
 import { writeStdout } from './output';
 
 /** The running helper's own file (the bundle), symlinks resolved. */

@@ -7,6 +7,7 @@ import { writeStdout, writeStderr } from './output';
 
 declare const __FLEET_VERSION__: string;
 const VERSION = typeof __FLEET_VERSION__ === 'string' ? __FLEET_VERSION__ : '0.0.0-dev';
+const ISSUES_URL = 'https://github.com/tmux-fleet/tmux-fleet/issues';
 
 async function runCommand(name: string, args: Args): Promise<number> {
   const spec = findCommand(name);
@@ -18,6 +19,8 @@ async function runCommand(name: string, args: Args): Promise<number> {
     json: args.json as boolean | undefined,
   });
   const mod = await spec.load();
+  // A bug on demand, for the test that a stack names src/ (test/cli/bundle.test.ts): honoured only under TMUX_FLEET_DEBUG=1.
+  if (process.env.TMUX_FLEET_DEBUG === '1' && process.env.TMUX_FLEET_DEBUG_THROW === name) throw new Error(`TMUX_FLEET_DEBUG_THROW=${name}`);
   const code = await mod.run(args, ctx);
   return typeof code === 'number' ? code : 0;
 }
@@ -51,5 +54,7 @@ export function report(err: unknown): number {
     writeStderr(`tmux-fleet: ${line}\n`);
   }
   if (debug && err instanceof Error && err.stack) writeStderr(`${err.stack}\n`);
+  // Not one of ours: a bug, unless the message says otherwise (a file the system refused, say).
+  if (debug && !(err instanceof FleetError)) writeStderr(`tmux-fleet: if this is a bug, please report it with the lines above: ${ISSUES_URL}\n`);
   return code;
 }

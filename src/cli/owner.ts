@@ -1,7 +1,7 @@
 import type { Context } from '../context';
 import { verdictLine } from '../ownership/judge';
 import { judgeTask, judgementJson } from '../ownership/owner';
-import type { Args } from './spec';
+import type { Args } from './types';
 import { writeStdout } from './output';
 
 /** The judge: exit 0 (you own it), 9 (someone else does), 5 (nobody can be named yet). */

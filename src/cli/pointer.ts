@@ -3,7 +3,7 @@ import type { Context } from '../context';
 import { UsageError } from '../errors';
 import { findParentRecord } from '../ownership/parent';
 import { pointerLine } from '../pointer/pointer';
-import type { Args } from './spec';
+import type { Args } from './types';
 import { writeStdout } from './output';
 
 export async function run(args: Args, ctx: Context): Promise<number> {

@@ -1,8 +1,8 @@
 import type { Context } from '../context';
 import { ExitWith, FleetError } from '../errors';
 import { Tmux } from '../tmux';
-import { readSessionStamp } from '../tmux/ownership-reads';
-import type { Args } from './spec';
+import { readSessionStamp } from '../tmux/session-marks';
+import type { Args } from './types';
 import { writeStdout } from './output';
 
 export async function run(args: Args, ctx: Context): Promise<number> {

@@ -1,6 +1,6 @@
 import type { Context } from '../context';
 import { spawnTask } from '../ownership/spawn';
-import type { Args } from './spec';
+import type { Args } from './types';
 import { writeStdout } from './output';
 
 const str = (v: unknown): string | undefined => (v === undefined ? undefined : String(v));

@@ -1,38 +1,9 @@
 // One definition of every command's arguments. Both parsing paths (the small
 // fast parser for the commands hooks call often, and yargs for the rest and
 // for help) are built from this table.
-import type { Context } from '../context';
+import type { CommandSpec, OptionSpec } from './types';
 
-export interface OptionSpec {
-  type: 'string' | 'boolean';
-  describe: string;
-  /** Repeatable: collected into an array. */
-  array?: boolean;
-  choices?: readonly string[];
-}
-
-export interface PositionalSpec {
-  name: string;
-  describe: string;
-  required: boolean;
-  choices?: readonly string[];
-}
-
-export type Args = Record<string, unknown>;
-
-export interface CommandModule {
-  run(args: Args, ctx: Context): Promise<number | void>;
-}
-
-export interface CommandSpec {
-  name: string;
-  describe: string;
-  positionals: PositionalSpec[];
-  options: Record<string, OptionSpec>;
-  /** Parsed by the fast parser, without loading yargs. */
-  fast?: boolean;
-  load(): Promise<CommandModule>;
-}
+export type { Args, CommandModule, CommandSpec, OptionSpec, PositionalSpec } from './types';
 
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   home: { type: 'string', describe: 'fleet home (default $TMUX_FLEET_HOME, else $XDG_STATE_HOME/tmux-fleet)' },

@@ -1,6 +1,6 @@
 import type { Context } from '../context';
 import { runStamp } from '../ownership/stamp';
-import type { Args } from './spec';
+import type { Args } from './types';
 
 /** Reads the hook JSON; gives up after a while so a stdin that never closes cannot hang the agent. */
 function readStdin(timeoutMs = 3000): Promise<string> {

@@ -5,7 +5,7 @@ import { appendLog } from '../log';
 import { DriverProcessRecorder } from '../ownership/driver-process';
 import { makeRender, supervisorFormats } from '../status/render';
 import { Supervisor } from '../status/supervisor';
-import type { Args } from './spec';
+import type { Args } from './types';
 
 export async function run(args: Args, ctx: Context): Promise<number> {
   const probe = new Tmux(ctx.socket);

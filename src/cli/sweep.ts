@@ -1,6 +1,6 @@
 import type { Context } from '../context';
 import { sweep } from '../ownership/sweep';
-import type { Args } from './spec';
+import type { Args } from './types';
 import { writeStdout, writeStderr } from './output';
 
 export async function run(_args: Args, ctx: Context): Promise<number> {

@@ -1,7 +1,7 @@
 import type { Context } from '../context';
 import { ExitWith } from '../errors';
 import { takeover } from '../ownership/takeover';
-import type { Args } from './spec';
+import type { Args } from './types';
 import { writeStdout } from './output';
 
 export async function run(args: Args, ctx: Context): Promise<number> {

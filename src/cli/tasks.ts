@@ -3,7 +3,7 @@ import { lastHandover } from '../ownership/judge';
 import { tasksTable } from '../status/table';
 import { readFleetView } from '../status/view';
 import { Tmux } from '../tmux';
-import type { Args } from './spec';
+import type { Args } from './types';
 import { writeStdout, writeStderr } from './output';
 
 /** Every task: owner, the verdict for the session in its pane, liveness, hop, agent state, age. */

@@ -5,7 +5,7 @@
 // the supervisor (from one list-sessions snapshot) all call decide().
 import { sidLivenessFromRows, type Liveness, type LiveRow } from '../registry/liveness';
 import { ownerSid, type Handover, type Task } from '../tasks/schema';
-import type { NonceStamp, PaneRead } from '../tmux/ownership-reads';
+import type { NonceStamp, PaneRead } from '../tmux/session-marks';
 
 export type Verdict = 0 | 9 | 5;
 export type Via = 'sid' | 'pane';

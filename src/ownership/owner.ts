@@ -8,7 +8,7 @@ import { readTask } from '../tasks/store';
 import { assertSlug } from '../tasks/slug';
 import type { Handover, Task } from '../tasks/schema';
 import { Tmux, type TmuxReads } from '../tmux/client';
-import { readAsker, readPaneAndAsker, readStamps, type AskerRead, type PaneRead } from '../tmux/ownership-reads';
+import { readAsker, readPaneAndAsker, readStamps, type AskerRead, type PaneRead } from '../tmux/session-marks';
 import { decide, lastHandover, livenessNeeded, paneToRead, type Decision } from './judge';
 import { isValidSid } from './sid';
 

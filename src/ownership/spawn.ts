@@ -20,7 +20,7 @@ import { assertSlug } from '../tasks/slug';
 import { readTask, updateTask } from '../tasks/store';
 import { escapeFormat } from '../tmux/args';
 import { Tmux } from '../tmux/client';
-import { createSpawnSession, killSessionById, readAsker, readSpawnOptions } from '../tmux/ownership-reads';
+import { createSpawnSession, killSessionById, readAsker, readSpawnOptions } from '../tmux/session-marks';
 import { findParentRecord } from './parent';
 import { isValidSid } from './sid';
 import { createTaskWorktree, removeTaskWorktree, type TaskWorktree } from './worktree';

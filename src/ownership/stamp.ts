@@ -16,7 +16,7 @@ import { ownerSid, type Task } from '../tasks/schema';
 import { isValidSlug } from '../tasks/slug';
 import { listTasks, updateTask } from '../tasks/store';
 import { Tmux } from '../tmux/client';
-import { stampSession, type StampRead } from '../tmux/ownership-reads';
+import { stampSession, type StampRead } from '../tmux/session-marks';
 import { isValidSid, showSid } from './sid';
 
 export interface HookInput {

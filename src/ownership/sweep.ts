@@ -9,7 +9,7 @@ import { nudgeSupervisors } from '../nudge';
 import { isPending } from '../tasks/schema';
 import { listTasks, updateTask } from '../tasks/store';
 import { Tmux } from '../tmux/client';
-import { readSessionMarks, type NonceStamp } from '../tmux/ownership-reads';
+import { readSessionMarks, type NonceStamp } from '../tmux/session-marks';
 import { fillPending, liveRowOf } from './stamp';
 import { isValidSid } from './sid';
 

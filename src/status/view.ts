@@ -10,7 +10,7 @@ import { errorMessage } from '../errors';
 import type { Tmux } from '../tmux/client';
 import { ownerSid, type Task } from '../tasks/schema';
 import { CachedTaskLister, listTasks, type TaskEntry } from '../tasks/store';
-import type { NonceStamp } from '../tmux/ownership-reads';
+import type { NonceStamp } from '../tmux/session-marks';
 import { readSnapshot, type SessionSnap, type TmuxSnapshot } from '../tmux/snapshot';
 
 export interface FleetData {

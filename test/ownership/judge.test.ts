@@ -11,7 +11,7 @@ import {
 } from '../../src/ownership/judge';
 import type { Liveness, LiveRow, RegistryRow } from '../../src/registry';
 import type { Task } from '../../src/tasks';
-import type { PaneRead } from '../../src/tmux/ownership-reads';
+import type { PaneRead } from '../../src/tmux/session-marks';
 
 const N = 'a'.repeat(32);
 const N2 = 'b'.repeat(32);

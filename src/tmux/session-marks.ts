@@ -1,5 +1,7 @@
-// The tmux reads and writes of the ownership side (spawn, stamp, judge, sweep,
-// takeover). Each function is one tmux invocation; argv arrays only.
+// The marks the ownership side keeps on tmux sessions: the spawn nonce, the
+// stamp and the task (@spawn_nonce, @claude_session_id, @fleet-task), read
+// and written for spawn, stamp, the judge, sweep and takeover
+// (docs/ownership.md). Each function is one tmux invocation; argv arrays only.
 import { FIELD_SEP, sessionTarget } from './args';
 import type { Tmux, TmuxReads } from './client';
 
