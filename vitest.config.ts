@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
-/** The helper's V8 code cache during tests (src/launcher.ts): never the user's ~/.cache. Removed by global-setup's teardown. */
+/** XDG_CACHE_HOME of everything the tests start (agents, tools): never the user's ~/.cache. Removed by global-setup's teardown. */
 export const TEST_CACHE_HOME = join(tmpdir(), `tmux-fleet-test-cache-${process.getuid?.() ?? 0}`);
 
 export default defineConfig({

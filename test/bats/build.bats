@@ -2,6 +2,7 @@
 # First load without a built helper: a background build that never blocks the
 # plugin, one build for two loads, then the supervisor; failures logged.
 # TMUX_FLEET_BUILD_CMD stands in for `npm ci && npm run build`.
+# And the build itself (scripts/build.mjs), in a copy of the sources.
 
 setup() {
 	load helpers
@@ -71,4 +72,48 @@ teardown() {
 	run "$PLUGIN/scripts/fleet-popup.sh" </dev/null
 	assert_success
 	assert_output --partial "not built yet"
+}
+
+# build_copy <dir>: the sources a clone has, with this checkout's node_modules.
+build_copy() {
+	mkdir -p "$1"
+	cp -R "$ROOT/src" "$ROOT/scripts" "$ROOT/package.json" "$1/"
+	ln -s "$ROOT/node_modules" "$1/node_modules"
+}
+
+@test "the build writes the helper, its dependencies and their maps, and says so in one line" {
+	local dir="$BATS_TEST_TMPDIR/clone"
+	build_copy "$dir"
+	cd "$dir"
+	run node scripts/build.mjs
+	assert_success
+	assert_output --regexp '^built dist/tmux-fleet\.cjs \([0-9]+ KB\) \+ deps/execa\.cjs \([0-9]+ KB\), deps/yargs\.cjs \([0-9]+ KB\) in [0-9]+ ms$'
+	run sh -c "find dist -type f | LC_ALL=C sort"
+	assert_output "$(printf '%s\n' dist/deps/execa.cjs dist/deps/execa.cjs.map dist/deps/yargs.cjs dist/deps/yargs.cjs.map dist/tmux-fleet.cjs dist/tmux-fleet.cjs.map | LC_ALL=C sort)"
+	[ -x dist/tmux-fleet.cjs ]
+	# Both paths run: the fast one (no dependency file) and one through yargs and execa.
+	run ./dist/tmux-fleet.cjs --version
+	assert_output "$(node -p 'require("./package.json").version')"
+	TMUX_FLEET_SOCKET="$SOCKET" run ./dist/tmux-fleet.cjs tasks
+	assert_success
+	assert_output --partial "no tasks in $TMUX_FLEET_HOME/tasks"
+}
+
+@test "a helper started while the build rewrites dist/ runs the old build or the new one, never half" {
+	local dir="$BATS_TEST_TMPDIR/clone"
+	build_copy "$dir"
+	cd "$dir"
+	node scripts/build.mjs >/dev/null
+	node scripts/build.mjs >build.out 2>&1 &
+	local builder=$! runs=0
+	# --help goes through yargs: the helper and a dependency file, read at two moments.
+	while kill -0 "$builder" 2>/dev/null || [ "$runs" -lt 3 ]; do
+		run ./dist/tmux-fleet.cjs --help
+		assert_success
+		assert_output --partial "tmux-fleet <command>"
+		runs=$((runs + 1))
+	done
+	wait "$builder"
+	run find dist -name '*.tmp'
+	assert_output ""
 }

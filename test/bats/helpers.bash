@@ -21,7 +21,7 @@ make_plugin_copy() {
 fleet_setup() {
 	unset TMUX TMUX_PANE TMUX_FLEET_REGISTRY TMUX_FLEET_SOCKET TMUX_FLEET_SOCKET_PATH TMUX_FLEET_BUILD_CMD
 	export TMUX_FLEET_HOME="$BATS_TEST_TMPDIR/home"
-	# The helper's code cache: the test's, never the user's ~/.cache.
+	# Whatever a test starts caches in the test's directory, never the user's ~/.cache.
 	export XDG_CACHE_HOME="$BATS_TEST_TMPDIR/cache"
 	PLUGIN="$BATS_TEST_TMPDIR/plugin"
 	make_plugin_copy "$PLUGIN" "${1-}"
