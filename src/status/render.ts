@@ -3,7 +3,7 @@
 import { HopTracker } from '../registry/hop';
 import type { TmuxSnapshot } from '../tmux/snapshot';
 import { agentSegment, hopSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
-import type { Render, RenderHint, Rendered, SegmentOption } from './supervisor';
+import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
 import { CachedFleetData, computeView, type FleetData } from './view';
 
 /** The extra formats the supervisor's snapshot asks for: style options and the poll interval. */

@@ -1,0 +1,65 @@
+// What the supervisor writes (docs/status.md#the-supervisor): the segment
+// values each session should show, diffed against what tmux holds, so that
+// only what changed is written; and the toasts, for the clients of a session.
+import type { OptionChange, Toast } from '../tmux/apply';
+import type { TmuxSnapshot } from '../tmux/snapshot';
+
+export const SEGMENT_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent'] as const;
+export type SegmentOption = (typeof SEGMENT_OPTIONS)[number];
+
+export interface Rendered {
+  /** Desired segment values per session name ('' = nothing to show). */
+  values: Map<string, Record<SegmentOption, string>>;
+  /** Messages for the clients attached to a session. */
+  toasts: { session: string; text: string }[];
+}
+
+/** What changed since the last render, as far as the supervisor knows. */
+export interface RenderHint {
+  /** Only the registry changed: the task files need not be looked at again. */
+  registryOnly: boolean;
+  /** Registry file names the watch reported; null: look at every file. */
+  registryChanged: ReadonlySet<string> | null;
+}
+
+/** Computes what every session should show from one tmux snapshot (reads files, starts no process). */
+export type Render = (snapshot: TmuxSnapshot, hint: RenderHint) => Promise<Rendered>;
+
+/** Diff of desired against current values: only what changed is written. */
+export function diffSegments(snapshot: TmuxSnapshot, values: Rendered['values']): OptionChange[] {
+  const changes: OptionChange[] = [];
+  const current: Record<SegmentOption, keyof TmuxSnapshot['sessions'][number]> = {
+    '@fleet-owner': 'owner',
+    '@fleet-hop': 'hop',
+    '@fleet-agent': 'agent',
+  };
+  for (const s of snapshot.sessions) {
+    const want = values.get(s.name);
+    for (const option of SEGMENT_OPTIONS) {
+      const value = want?.[option] ?? '';
+      if (s[current[option]] !== value) changes.push({ session: s.name, option, value });
+    }
+  }
+  return changes;
+}
+
+/** What tmux holds after our write: the snapshot kept for the next registry-only wake. */
+export function applyToSnapshot(snapshot: TmuxSnapshot, changes: readonly OptionChange[]): void {
+  const field: Record<string, 'owner' | 'hop' | 'agent'> = { '@fleet-owner': 'owner', '@fleet-hop': 'hop', '@fleet-agent': 'agent' };
+  const byName = new Map(snapshot.sessions.map((s) => [s.name, s]));
+  for (const c of changes) {
+    const s = byName.get(c.session);
+    const f = field[c.option];
+    if (s && f) s[f] = c.value;
+  }
+}
+
+export function toastsForClients(snapshot: TmuxSnapshot, toasts: Rendered['toasts']): Toast[] {
+  const out: Toast[] = [];
+  for (const t of toasts) {
+    for (const c of snapshot.clients) {
+      if (c.session === t.session && c.control !== '1') out.push({ client: c.name, text: t.text });
+    }
+  }
+  return out;
+}

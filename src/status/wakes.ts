@@ -1,0 +1,185 @@
+// What wakes the supervisor (docs/status.md#the-supervisor): file watches on
+// the tasks, each task directory, the registry and the run directory (where
+// the nudge file is touched), tmux hooks for sessions that appear, close or
+// are renamed (they touch the nudge file), and a slow poll that makes system
+// calls only, never a process: directory signatures, and the caller's own
+// checks (the server still there, a watched process gone).
+import { readdirSync, watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import { stat } from '../fs-async';
+import { runDir, tasksDir } from '../context';
+import { isValidSlug } from '../tasks/slug';
+import type { Tmux } from '../tmux';
+
+const HOOK_INDEX = 4711;
+const HOOKS = ['session-created', 'session-closed', 'session-renamed'];
+
+/**
+ * The hook command that touches the nudge file. tmux parses it when the hook
+ * fires: in tmux's single quotes nothing is replaced; run-shell then expands
+ * formats (so `#` is doubled: `#(...)` would run a command) and hands the rest
+ * to sh, where the path sits in double quotes with `\`, `"`, `$` and a
+ * backquote escaped (docs/tmux.md). Null when the path holds a single quote or
+ * a control character, which neither quoting can carry: then no hook is
+ * installed and the supervisor says so in the log.
+ */
+export function nudgeHookCommand(nudgeFile: string): string | null {
+  if (/['\x00-\x1f\x7f]/.test(nudgeFile)) return null;
+  const forSh = nudgeFile.replace(/[\\"$`]/g, (c) => `\\${c}`);
+  return `run-shell -b 'touch "${forSh.replace(/#/g, '##')}"'`;
+}
+
+/** Installs the session hooks; false (nothing installed) when the nudge path cannot be put in a tmux command safely. */
+export async function installWakeHooks(tmux: Tmux, nudgeFile: string): Promise<boolean> {
+  const cmd = nudgeHookCommand(nudgeFile);
+  if (cmd === null) return false;
+  await tmux.chain(HOOKS.map((h) => ['set-hook', '-g', `${h}[${HOOK_INDEX}]`, cmd]));
+  return true;
+}
+
+export async function removeWakeHooks(tmux: Tmux): Promise<void> {
+  await tmux.chain(HOOKS.map((h) => ['set-hook', '-gu', `${h}[${HOOK_INDEX}]`])).catch(() => undefined);
+}
+
+export interface WakeConfig {
+  home: string;
+  registryDir: string;
+  intervalMs: number;
+}
+
+export interface WakeHandlers {
+  /** Something changed; `tmuxToo`: tmux may have changed too (tasks, a nudge, a session hook). */
+  wake(tmuxToo: boolean): void;
+  /** Run by every poll before it looks at the directories; true: stop polling (the server is gone). */
+  beforePoll(): boolean;
+  /** A death the poll may find (a watched process gone): true asks for a wake. */
+  deathSeen(): boolean;
+}
+
+export class Wakes {
+  private watchers: FSWatcher[] = [];
+  private taskWatchers = new Map<string, FSWatcher>();
+  private timer: NodeJS.Timeout | null = null;
+  private sigs: Record<string, string> = {};
+  /** Registry files reported changed since taken; null: unknown, read them all. */
+  private registryChanged: Set<string> | null = null;
+
+  constructor(
+    private readonly cfg: WakeConfig,
+    private readonly on: WakeHandlers,
+  ) {}
+
+  start(): void {
+    this.startWatches();
+    this.timer = setInterval(() => void this.poll(), this.cfg.intervalMs);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.watchers.forEach((w) => w.close());
+    this.taskWatchers.forEach((w) => w.close());
+    this.watchers = [];
+    this.taskWatchers.clear();
+  }
+
+  /** The registry file names reported since the last call (null: read every file), and starts a new set. */
+  takeRegistryChanged(): ReadonlySet<string> | null {
+    const changed = this.registryChanged;
+    this.registryChanged = new Set();
+    return changed;
+  }
+
+  private startWatches(): void {
+    const tasks = tasksDir(this.cfg.home);
+    // The registry changes what rows say, never what tmux holds: no tmux read for it.
+    const dirs: [string, boolean][] = [
+      [tasks, true],
+      [this.cfg.registryDir, false],
+      [runDir(this.cfg.home), true],
+    ];
+    for (const [dir, tmuxToo] of dirs) {
+      try {
+        const w = watch(dir, { persistent: true }, (_e, name) => {
+          // A supervisor's own pid file changing is not news.
+          if (name && String(name).startsWith('supervisor-')) return;
+          if (dir === tasks) this.watchTaskDirs();
+          if (dir === this.cfg.registryDir) {
+            if (name && this.registryChanged) this.registryChanged.add(String(name));
+            else this.registryChanged = null;
+          }
+          this.on.wake(tmuxToo);
+        });
+        w.on('error', () => undefined);
+        this.watchers.push(w);
+      } catch {
+        // The directory may not exist yet: the poll notices when it appears.
+      }
+    }
+    this.watchTaskDirs();
+  }
+
+  /**
+   * One plain watch per task directory (task.json is renamed into it on every
+   * write). Not fs.watch's `recursive`: on Linux, Node 20 implements that by
+   * polling every file, which alone costs more CPU than the whole supervisor.
+   */
+  private watchTaskDirs(): void {
+    let slugs: string[];
+    try {
+      slugs = readdirSync(tasksDir(this.cfg.home)).filter(isValidSlug);
+    } catch {
+      slugs = [];
+    }
+    const keep = new Set(slugs);
+    for (const [slug, w] of this.taskWatchers) {
+      if (!keep.has(slug)) {
+        w.close();
+        this.taskWatchers.delete(slug);
+      }
+    }
+    for (const slug of slugs) {
+      if (this.taskWatchers.has(slug)) continue;
+      try {
+        const w = watch(join(tasksDir(this.cfg.home), slug), { persistent: true }, (_e, name) => {
+          if (name && !String(name).startsWith('task.json')) return; // lock and temp files
+          this.on.wake(true);
+        });
+        w.on('error', () => undefined);
+        this.taskWatchers.set(slug, w);
+      } catch {
+        // removed meanwhile
+      }
+    }
+  }
+
+  /** The slow poll: system calls only, never a process. */
+  private async poll(): Promise<void> {
+    if (this.on.beforePoll()) {
+      this.stop();
+      return;
+    }
+    let changed = false;
+    let tasksChanged = false;
+    const tasks = tasksDir(this.cfg.home);
+    for (const dir of [tasks, this.cfg.registryDir]) {
+      const sig = await stat(dir).then(
+        (s) => `${s.mtimeMs}:${s.ino}`,
+        () => 'missing',
+      );
+      if (this.sigs[dir] !== undefined && this.sigs[dir] !== sig) {
+        changed = true;
+        if (dir === tasks) tasksChanged = true;
+        // Something the watch may have missed: read every row.
+        else this.registryChanged = null;
+      }
+      if (this.sigs[dir] === 'missing' && sig !== 'missing') {
+        this.watchers.forEach((w) => w.close());
+        this.watchers = [];
+        this.startWatches();
+      }
+      this.sigs[dir] = sig;
+    }
+    if (changed || this.on.deathSeen()) this.on.wake(tasksChanged);
+  }
+}

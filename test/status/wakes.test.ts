@@ -1,0 +1,62 @@
+// What wakes the supervisor: the session hooks' command never lets tmux run
+// part of a path (a fleet home holding `#(...)` or a quote), and without
+// hooks the poll still sees a new session.
+import { existsSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nudgeHookCommand } from '../../src/status/wakes';
+import { makeFleetEnv, waitFor, type FleetEnv } from '../helpers/env';
+import { startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
+import { startServer, type TestServer } from '../helpers/tmux-server';
+
+describe('nudgeHookCommand', () => {
+  it.each<[string, string, string | null]>([
+    ['a plain path', '/h/run/nudge-abc', `run-shell -b 'touch "/h/run/nudge-abc"'`],
+    ['spaces are kept in quotes', '/home/J Smith/run/n', `run-shell -b 'touch "/home/J Smith/run/n"'`],
+    ['# is doubled: run-shell expands formats', '/h/#(touch x)/n', `run-shell -b 'touch "/h/##(touch x)/n"'`],
+    ['a double quote, a backslash, a dollar and a backquote are escaped for sh', '/h/a"b\\c$d`e/n', "run-shell -b 'touch \"/h/a\\\"b\\\\c\\$d\\`e/n\"'"],
+    ['a single quote: refused', "/h/a'b/n", null],
+    ['a newline: refused', '/h/a\nb/n', null],
+  ])('%s', (_name, path, want) => {
+    expect(nudgeHookCommand(path)).toBe(want);
+  });
+});
+
+describe('a fleet home whose path holds #(...) and a quote, on a real server', () => {
+  let server: TestServer;
+  let fenv: FleetEnv;
+  let supervisor: RunningSupervisor | null = null;
+  let marker: string;
+
+  beforeAll(async () => {
+    server = await startServer();
+    fenv = await makeFleetEnv(server.name);
+    marker = join(fenv.root, 'ran');
+  });
+  afterAll(async () => {
+    await supervisor?.stop().catch(() => undefined);
+    await server?.kill();
+    await fenv?.cleanup();
+  });
+
+  it.each([
+    ['#(...)', (m: string) => `home-#(touch ${m})`],
+    ['a double quote, a dollar and a backslash', () => 'home-"q$HOME\\x'],
+  ])('%s: nothing runs, and a new session is still seen', async (_name, name) => {
+    await rm(marker, { force: true });
+    await server.tmux.tryRun(['kill-session', '-t', '=late:']);
+    const home = join(fenv.root, name(marker));
+    await mkdir(join(home, 'tasks', 't1'), { recursive: true, mode: 0o700 });
+    await writeFile(join(home, 'tasks', 't1', 'task.json'), JSON.stringify({ slug: 't1', driverSid: 'aaaa1111-0000-4000-8000-000000000001' }), { mode: 0o600 });
+    supervisor = await startSupervisor(server, { ...fenv, home, env: { ...fenv.env, TMUX_FLEET_HOME: home } });
+    await server.run(['new-session', '-d', '-s', 'late', 'sleep 600']);
+    await server.run(['set-option', '-t', '=late:', '@fleet-task', 't1']);
+    // The owner segment appears: the session-created hook touched the nudge file.
+    await waitFor(async () => (await server.run(['show-options', '-qv', '-t', '=late:', '@fleet-owner'])).trim() !== '', 'the late session rendered', 15_000);
+    expect(existsSync(marker)).toBe(false);
+    await supervisor.stop();
+    supervisor = null;
+    await server.run(['kill-session', '-t', '=late:']);
+  });
+});
