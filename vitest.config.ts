@@ -8,6 +8,8 @@ export const TEST_CACHE_HOME = join(tmpdir(), `tmux-fleet-test-cache-${process.g
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The real-agent tier has its own config (vitest.claude.config.ts, `npm run test:claude`).
+    exclude: ['**/node_modules/**', '**/.git/**', 'test/claude/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,

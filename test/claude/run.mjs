@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// `npm run test:claude`: the real-agent tier. Fetches the pinned Claude Code
+// versions into the cache (test/claude/install.mjs), runs the tier's vitest
+// config, prints a plain summary line (`claude tier: N passed, N failed`) and
+// checks that no process of the tier's throw-away HOMEs is left.
+// Without the package: outside CI one line and exit 0; with CI=true, exit 1.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CLAUDE_VERSIONS, claudeCacheDir, installClaude } from './install.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const ci = process.env.CI === 'true';
+const started = Date.now();
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+const cacheDir = claudeCacheDir();
+for (const version of CLAUDE_VERSIONS) {
+  const t0 = Date.now();
+  try {
+    const binary = await installClaude(version, cacheDir);
+    console.log(`claude tier: Claude Code ${version} at ${binary} (${seconds(Date.now() - t0)})`);
+  } catch (err) {
+    const why = String(err instanceof Error ? err.message : err).split('\n')[0];
+    if (ci) {
+      console.log(`claude tier: cannot fetch Claude Code ${version} (${why}); failing under CI`);
+      console.log('claude tier: 0 passed, 1 failed');
+      process.exit(1);
+    }
+    console.log(`claude tier: skipped, Claude Code ${version} cannot be fetched from the npm registry (${why})`);
+    process.exit(0);
+  }
+}
+
+// Every throw-away HOME of the tier lives under this directory, so what is left can be found.
+const homesRoot = await mkdtemp(join(tmpdir(), 'fleet-claude-'));
+const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
+const child = spawn(process.execPath, [vitest, 'run', '--config', 'vitest.claude.config.ts', ...process.argv.slice(2)], {
+  cwd: root,
+  env: { ...process.env, TMUX_FLEET_CLAUDE_CACHE: cacheDir, TMUX_FLEET_CLAUDE_HOMES: homesRoot },
+  stdio: ['inherit', 'pipe', 'pipe'],
+});
+let output = '';
+child.stdout.on('data', (b) => {
+  output += b;
+  process.stdout.write(b);
+});
+child.stderr.on('data', (b) => {
+  output += b;
+  process.stderr.write(b);
+});
+const code = await new Promise((resolve) => child.on('close', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+
+const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
+const testsLine = plain.split('\n').filter((l) => /^\s*Tests\s+\d/.test(l)).pop() ?? '';
+const count = (word) => Number(new RegExp(`(\\d+) ${word}`).exec(testsLine)?.[1] ?? 0);
+let failed = count('failed');
+const passed = count('passed');
+
+const left = processesUnder(homesRoot);
+if (left.length > 0) {
+  console.log(`claude tier: ${left.length} process(es) of the tier's HOME left: ${left.map((p) => `${p.pid} ${p.comm}`).join(', ')}; killed`);
+  for (const p of left) {
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+  failed += 1;
+}
+await rm(homesRoot, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+
+console.log(`claude tier: ${passed} passed, ${failed} failed (${seconds(Date.now() - started)})`);
+process.exit(code !== 0 || failed > 0 ? 1 : passed === 0 ? 1 : 0);
+
+/** Running (not zombie) processes whose HOME is under dir. */
+function processesUnder(dir) {
+  const found = [];
+  if (!existsSync('/proc')) return found;
+  for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (state === 'Z' || state === 'X') continue;
+      const home = readFileSync(`/proc/${name}/environ`, 'utf8')
+        .split('\0')
+        .find((e) => e.startsWith('HOME='));
+      if (home?.slice(5).startsWith(`${dir}/`)) found.push({ pid: Number(name), comm: readFileSync(`/proc/${name}/comm`, 'utf8').trim() });
+    } catch {
+      /* gone meanwhile, or not ours to read */
+    }
+  }
+  return found;
+}

@@ -1,0 +1,248 @@
+// The real agent's world: a throw-away HOME that Claude Code starts in offline
+// (onboarding done, the API key approved, the work directory trusted), a private
+// tmux server whose environment carries it, the plugin loaded as a user loads it
+// (run-shell tmux-plugin.tmux: defaults, keys, supervisor), and `hooks install`.
+// Everything of it is ended by close(): Claude Code's daemon (it outlives the
+// tmux server), the server, and any process still running with this HOME.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { runFleet, sleep, waitFor, type CliResult } from '../helpers/env';
+import { ROOT } from '../helpers/paths';
+import { removeSocketFile } from '../helpers/tmux-server';
+
+export interface Row {
+  pid: number;
+  sessionId: string;
+  kind?: string;
+  status?: string;
+  jobId?: string;
+  parkedJobId?: string;
+  spare?: boolean;
+  procStart?: string;
+  pidDomain?: string;
+  tmux?: string;
+  [key: string]: unknown;
+}
+
+export interface ClaudeWorld {
+  version: string;
+  binary: string;
+  home: string;
+  /** The trusted work directory every agent starts in. */
+  work: string;
+  registry: string;
+  socket: string;
+  tmux(args: string[]): Promise<string>;
+  fleet(args: string[], env?: Record<string, string | undefined>): Promise<CliResult>;
+  /** Runs the claude binary with the world's HOME (agents --json, daemon stop). */
+  claude(args: string[]): Promise<CliResult>;
+  /** `tmux-fleet spawn <slug>` in the work directory; waits for the real hook's stamp and the row. */
+  spawn(slug: string): Promise<{ session: string; sid: string; row: Row }>;
+  option(session: string, name: string): Promise<string>;
+  stamp(session: string): Promise<string>;
+  screen(session: string): Promise<string>;
+  /** Waits for the agent's prompt box. */
+  waitForPrompt(session: string): Promise<void>;
+  /** Types text, waits until the prompt shows it, then presses Enter (an Enter sent too early is lost). */
+  typeLine(session: string, text: string): Promise<void>;
+  rows(): Row[];
+  rowOf(sid: string): Row | undefined;
+  readTask(slug: string): Promise<Record<string, any>>;
+  /** Processes running (not zombies) with this world's HOME. */
+  processes(): { pid: number; comm: string }[];
+  close(): Promise<void>;
+}
+
+export const CLAUDE_CACHE = process.env.TMUX_FLEET_CLAUDE_CACHE ?? '';
+
+export function claudeBinary(version: string): string {
+  return join(CLAUDE_CACHE, version, 'claude');
+}
+
+/** The environment a user's shell would give: none of this test run's tmux, Claude or fleet variables. */
+function cleanEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || /^(TMUX|CLAUDE|ANTHROPIC|TMUX_FLEET_|VITEST|NODE_OPTIONS)/.test(k)) continue;
+    env[k] = v;
+  }
+  return env;
+}
+
+export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
+  const binary = claudeBinary(version);
+  if (!existsSync(binary)) throw new Error(`Claude Code ${version} is not in the cache (${binary}); run the tier with npm run test:claude`);
+  const homesRoot = process.env.TMUX_FLEET_CLAUDE_HOMES || tmpdir();
+  const home = await mkdtemp(join(homesRoot, `home-${version}-`));
+  const work = join(home, 'work');
+  const registry = join(home, '.claude', 'sessions');
+  await mkdir(work, { recursive: true });
+  const apiKey = `sk-ant-api03-${randomBytes(30).toString('hex')}`;
+  await writeFile(
+    join(home, '.claude.json'),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      customApiKeyResponses: { approved: [apiKey.slice(-20)], rejected: [] },
+      projects: { [work]: { hasTrustDialogAccepted: true } },
+    }),
+  );
+  const socket = `fleet-test-${randomBytes(6).toString('hex')}`;
+  const agentEnv: Record<string, string> = {
+    ...cleanEnv(),
+    HOME: home,
+    TMUX_FLEET_HOME: join(home, 'fleet'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    ANTHROPIC_API_KEY: apiKey,
+    DISABLE_AUTOUPDATER: '1',
+  };
+  const tmux = async (args: string[]) => (await execa('tmux', ['-L', socket, ...args], { env: agentEnv, extendEnv: false })).stdout;
+  // The server's global environment is the one its panes, hooks and the supervisor get.
+  await execa('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'keeper', '-x', '200', '-y', '50', 'sleep 86400'], {
+    env: agentEnv,
+    extendEnv: false,
+  });
+  const serverPid = Number(await tmux(['display-message', '-p', '#{pid}']));
+  const fleetEnv = { ...agentEnv, TMUX_FLEET_SOCKET: socket, TMUX: undefined, TMUX_PANE: undefined, CLAUDE_CONFIG_DIR: undefined, TMUX_FLEET_REGISTRY: undefined };
+  const world: ClaudeWorld = {
+    version,
+    binary,
+    home,
+    work,
+    registry,
+    socket,
+    tmux,
+    fleet: (args, env = {}) => runFleet(args, { env: { ...fleetEnv, ...env }, cwd: work }),
+    async claude(args) {
+      const r = await execa(binary, args, { env: agentEnv, extendEnv: false, cwd: work, reject: false, timeout: 60_000, input: '' });
+      return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+    },
+    async spawn(slug) {
+      const session = `op-${slug}`;
+      const r = await world.fleet(['spawn', slug, '--cwd', work]);
+      if (r.exitCode !== 0) throw new Error(`spawn ${slug}: ${r.stderr}`);
+      // Start-up takes seconds (tens on a loaded machine).
+      const sid = await waitFor(() => world.stamp(session), `the SessionStart hook's stamp on ${session}`, 120_000, 200);
+      const row = await until(() => world.rowOf(sid), `the registry row of ${sid}`, 60_000, 200);
+      return { session, sid, row };
+    },
+    async option(session, name) {
+      const r = await execa('tmux', ['-L', socket, 'show-options', '-qv', '-t', `=${session}:`, name], { env: agentEnv, extendEnv: false, reject: false });
+      return String(r.stdout);
+    },
+    stamp: (session) => world.option(session, '@claude_session_id'),
+    screen: (session) => tmux(['capture-pane', '-p', '-t', `=${session}:`]),
+    async waitForPrompt(session) {
+      // The input box: a prompt character between two rules.
+      await waitFor(async () => /─{20,}\n\s*[❯>]/.test(await world.screen(session)), `the prompt of ${session}`, 120_000, 250);
+    },
+    async typeLine(session, text) {
+      await world.waitForPrompt(session);
+      for (let attempt = 0; ; attempt++) {
+        await tmux(['send-keys', '-t', `=${session}:`, '-l', text]);
+        const shown = await waitFor(async () => (await world.screen(session)).includes(text), `"${text}" in the prompt`, 10_000, 100).catch(() => false);
+        if (shown) break;
+        if (attempt === 3) throw new Error(`${session} never showed "${text}": ${await world.screen(session)}`);
+        await tmux(['send-keys', '-t', `=${session}:`, 'C-u']);
+      }
+      await sleep(500);
+      await tmux(['send-keys', '-t', `=${session}:`, 'Enter']);
+    },
+    rows() {
+      const out: Row[] = [];
+      let names: string[] = [];
+      try {
+        names = readdirSync(registry).filter((n) => /^\d+\.json$/.test(n));
+      } catch {
+        return out;
+      }
+      for (const name of names) {
+        try {
+          out.push(JSON.parse(readFileSync(join(registry, name), 'utf8')) as Row);
+        } catch {
+          /* caught mid-write or removed: the next poll sees it */
+        }
+      }
+      return out;
+    },
+    rowOf: (sid) => world.rows().find((r) => r.sessionId === sid),
+    async readTask(slug) {
+      return JSON.parse(await readFile(join(home, 'fleet', 'tasks', slug, 'task.json'), 'utf8'));
+    },
+    processes: () => processesWithHome(home),
+    async close() {
+      // Claude Code's daemon and its spares outlive the tmux server: its own stop first.
+      await world.claude(['daemon', 'stop', '--any']).catch(() => undefined);
+      await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
+      const serverGone = await waitFor(() => !pidRunning(serverPid), 'tmux server gone', 5000).catch(() => false);
+      if (serverGone === false) signal(serverPid, 'SIGKILL');
+      await removeSocketFile(socket);
+      // bg-pty-host processes leave a moment after the daemon; anything still here after that is killed.
+      const quiet = await waitFor(() => world.processes().length === 0, `no process with HOME ${home}`, 15_000, 250).catch(() => false);
+      if (quiet === false) for (const p of world.processes()) signal(p.pid, 'SIGKILL');
+      await rm(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    },
+  };
+  try {
+    await tmux(['set-option', '-g', '@fleet-agent-cmd', binary]);
+    await tmux(['run-shell', join(ROOT, 'tmux-plugin.tmux')]);
+    const hooks = await world.fleet(['hooks', 'install']);
+    if (hooks.exitCode !== 0) throw new Error(`hooks install: ${hooks.stderr}`);
+  } catch (err) {
+    await world.close();
+    throw err;
+  }
+  return world;
+}
+
+function pidRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    /* already gone */
+  }
+}
+
+/** Running processes (zombies left out: they are gone) whose environment has HOME=home. */
+export function processesWithHome(home: string): { pid: number; comm: string }[] {
+  const found: { pid: number; comm: string }[] = [];
+  for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const state = stat.charAt(stat.lastIndexOf(')') + 2);
+      if (state === 'Z' || state === 'X') continue;
+      const env = readFileSync(`/proc/${name}/environ`, 'utf8').split('\0');
+      if (env.includes(`HOME=${home}`)) found.push({ pid: Number(name), comm: readFileSync(`/proc/${name}/comm`, 'utf8').trim() });
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return found;
+}
+
+/** Liveness as tmux-fleet decides it, for one session id: the first row of `follow <sid> --json`. */
+export async function livenessOf(world: ClaudeWorld, sid: string): Promise<{ pid: number; liveness: string }> {
+  const r = await world.fleet(['follow', sid, '--json']);
+  if (r.exitCode !== 0) throw new Error(`follow ${sid}: ${r.stderr}`);
+  const chain = (JSON.parse(r.stdout) as { chain: { pid: number; alive: boolean; liveness?: string }[] }).chain;
+  const first = chain[0];
+  if (!first) return { pid: 0, liveness: 'no row' };
+  return { pid: first.pid, liveness: first.liveness ?? (first.alive ? 'live' : 'gone') };
+}
+
+/** waitFor whose answer is never empty (it polls until there is one). */
+export async function until<T>(fn: () => Promise<T> | T, what: string, timeoutMs: number, everyMs = 250): Promise<NonNullable<T>> {
+  return (await waitFor(fn, what, timeoutMs, everyMs)) as NonNullable<T>;
+}

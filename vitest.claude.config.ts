@@ -1,0 +1,23 @@
+// The real-agent tier (`npm run test:claude`, run through test/claude/run.mjs,
+// which fetches the pinned Claude Code versions first): test/claude/ only.
+import { defineConfig } from 'vitest/config';
+import { claudeCacheDir } from './test/claude/install.mjs';
+import { TEST_CACHE_HOME } from './vitest.config.ts';
+
+export default defineConfig({
+  test: {
+    include: ['test/claude/**/*.test.ts'],
+    globalSetup: ['test/helpers/global-setup.ts'],
+    // Real agents start in seconds and park in tens of seconds; one file at a time (two cores).
+    testTimeout: 240_000,
+    hookTimeout: 120_000,
+    maxWorkers: 1,
+    fileParallelism: false,
+    reporters: ['default'],
+    env: {
+      XDG_CACHE_HOME: TEST_CACHE_HOME,
+      // Resolved here, from the real environment: the tests' XDG_CACHE_HOME is the helper's test cache.
+      TMUX_FLEET_CLAUDE_CACHE: claudeCacheDir(),
+    },
+  },
+});
