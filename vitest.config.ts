@@ -11,6 +11,8 @@ export default defineConfig({
     // The real-agent tier has its own config (vitest.claude.config.ts, `npm run test:claude`).
     exclude: ['**/node_modules/**', '**/.git/**', 'test/claude/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
+    // The caller's TMUX, TMUX_FLEET_* and CLAUDE_* variables are cleared in every worker.
+    setupFiles: ['test/helpers/setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Integration tests start real tmux servers; two cores on CI.

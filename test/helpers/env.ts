@@ -3,6 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { dir as tmpDir } from 'tmp-promise';
+import { cleanEnv } from './hermetic';
 import { FLEET_BIN } from './paths';
 
 export interface FleetEnv {
@@ -51,19 +52,12 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built tmux-fleet with a clean environment: no TMUX, no CLAUDE_CODE_SESSION_ID unless given. */
+/** Runs the built tmux-fleet with a clean environment: no TMUX, TMUX_FLEET_* or CLAUDE_* variable unless given. */
 export async function runFleet(
   args: string[],
   opts: { env?: Record<string, string | undefined>; input?: string; cwd?: string; timeoutMs?: number } = {},
 ): Promise<CliResult> {
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    TMUX: undefined,
-    TMUX_PANE: undefined,
-    CLAUDE_CODE_SESSION_ID: undefined,
-    TMUX_FLEET_DEBUG: undefined,
-    ...opts.env,
-  };
+  const env: Record<string, string | undefined> = { ...cleanEnv(), ...opts.env };
   const r = await execa(process.execPath, [FLEET_BIN, ...args], {
     env,
     extendEnv: false,

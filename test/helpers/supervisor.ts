@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { execa, type ResultPromise } from 'execa';
 import { supervisorPidFile } from '../../src/nudge';
 import { type FleetEnv, waitFor } from './env';
+import { cleanEnv } from './hermetic';
 import { FLEET_BIN, ROOT } from './paths';
 import type { TestServer } from './tmux-server';
 
@@ -22,7 +23,7 @@ export async function startSupervisor(server: TestServer, fenv: FleetEnv): Promi
   const socketPath = await socketPathOf(server);
   let out = '';
   const proc = execa(process.execPath, [FLEET_BIN, 'supervise', '--socket-path', socketPath], {
-    env: { ...process.env, TMUX: undefined, TMUX_PANE: undefined, ...fenv.env },
+    env: { ...cleanEnv(), ...fenv.env },
     extendEnv: false,
     reject: false,
     all: true,

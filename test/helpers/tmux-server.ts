@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { Tmux } from '../../src/tmux';
 import { sleep, waitFor } from './env';
+import { cleanEnv, processGone } from './hermetic';
 
 export interface TestServer {
   name: string;
@@ -21,15 +22,6 @@ export interface TestServer {
 export async function removeSocketFile(name: string): Promise<void> {
   const uid = process.getuid?.() ?? 0;
   await rm(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${uid}`, name), { force: true });
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Single-quotes a word for sh. */
@@ -56,7 +48,11 @@ export async function startServer(prefix = 'fleet-test'): Promise<TestServer> {
   const name = `${prefix}-${randomBytes(6).toString('hex')}`;
   const tmux = new Tmux({ name });
   // -f /dev/null: no user config. A keeper session holds the server up between test sessions.
-  await tmux.run(['-f', '/dev/null', 'new-session', '-d', '-s', 'keeper', '-x', '200', '-y', '50', 'sleep 86400']);
+  // The server's global environment is the starting client's: none of the caller's fleet variables.
+  await execa('tmux', ['-L', name, '-f', '/dev/null', 'new-session', '-d', '-s', 'keeper', '-x', '200', '-y', '50', 'sleep 86400'], {
+    env: cleanEnv(),
+    extendEnv: false,
+  });
   const pid = Number((await tmux.run(['display-message', '-p', '#{pid}'])).trim());
   const server: TestServer = {
     name,
@@ -69,8 +65,14 @@ export async function startServer(prefix = 'fleet-test'): Promise<TestServer> {
     async kill() {
       await tmux.tryRun(['kill-server']);
       // A server that does not go (a client that will not leave) must not outlive the test.
-      const gone = await waitFor(() => !processExists(pid), `tmux server ${pid} gone`, 3000).catch(() => false);
-      if (gone === false) process.kill(pid, 'SIGKILL');
+      const gone = await waitFor(() => processGone(pid), `tmux server ${pid} gone`, 3000, 20).catch(() => false);
+      if (gone === false) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* it went meanwhile */
+        }
+      }
       await removeSocketFile(name);
     },
   };
