@@ -4,13 +4,14 @@
 // tmux server is private (`-L fleet-bench-<random> -f /dev/null`) and killed at
 // the end, also on failure. Each figure is a ratio or a count taken in one run.
 //
-// Environment: BENCH_QUICK=1 (short runs), BENCH_RUNS (owner runs per side, 40),
+// Environment: BENCH_ONLY=a (only some parts, by letter: abcdef), BENCH_QUICK=1 (short runs), BENCH_RUNS (owner runs per side, 40),
+// BENCH_BEFORE_BIN (an older build's dist/tmux-fleet.cjs, timed in the same run as this one),
 // BENCH_IDLE_S / BENCH_CHURN_S (supervisor windows, 60 s each), BENCH_TREE_S (20 s),
 // BENCH_SUPERVISOR_NODE_ARGS (extra node flags for the supervisor, e.g. --cpu-prof),
 // BENCH_KEEP=1 (keep the work directory, with the supervisor's log).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -116,9 +117,10 @@ function timeRun(argv, env) {
   return { ms, status: r.status };
 }
 function fleetEnv(home, extra = {}) {
-  // The helper's code cache (src/launcher.ts) in the work directory: made by the first run, as a user's first call makes it.
+  // XDG_CACHE_HOME in the work directory: an older build (BENCH_BEFORE_BIN) kept a code cache there.
   const env = { ...process.env, TMUX_FLEET_HOME: home, XDG_CACHE_HOME: join(work, 'cache'), ...extra };
   delete env.TMUX;
+  delete env.TMUX_FLEET_DEBUG;
   delete env.TMUX_PANE;
   delete env.CLAUDE_CODE_SESSION_ID;
   return env;
@@ -206,24 +208,18 @@ async function benchOwner() {
   writeTask(home, 'pending', { driverSid: '', driverPane: 'op-pending', spawnNonce: n });
   tmux(server.name, ['new-session', '-d', '-s', 'op-pending', 'sleep 86400', ';', 'set-option', '-t', '=op-pending:', '@spawn_nonce', n, ';', 'set-option', '-t', '=op-pending:', '@claude_session_id', owner]);
   const env = fleetEnv(home, { TMUX_FLEET_SOCKET: server.name, TMUX_FLEET_REGISTRY: join(work, 'no-registry') });
-  // The server's supervisor, as the plugin starts it: it answers a pending task's pane read over its control client.
-  const sup = spawn(process.execPath, [BIN, 'supervise'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  children.add(sup);
-  // Its mailbox (src/status/runtime.ts, readMailboxDir) appears once it answers.
-  await waitFor(() => existsSync(join(home, 'run', `reads-${Buffer.from(server.socketPath).toString('base64url')}`)), 'the supervisor answering reads');
-  const direct = { ...env, TMUX_FLEET_DIRECT_READ: '1' };
+  // [label, argv, env, budget (null: a reference, not a budget)]
   const cases = [
-    ['decided task (no tmux call)', [BIN, 'owner', 'decided', '--as', owner], env],
-    ['pending task, read made by the supervisor (its control client; no process)', [BIN, 'owner', 'pending', '--as', owner], env],
-    ['pending task, no supervisor (owner runs tmux once)', [BIN, 'owner', 'pending', '--as', owner], direct],
-    ['decided task, without the code cache (TMUX_FLEET_CODE_CACHE=0; a first call)', [BIN, 'owner', 'decided', '--as', owner], { ...env, TMUX_FLEET_CODE_CACHE: '0' }],
+    ['decided task (no tmux call)', [BIN, 'owner', 'decided', '--as', owner], env, 1.3],
+    ['pending task (owner runs tmux once)', [BIN, 'owner', 'pending', '--as', owner], env, 2.0],
+    ['decided task under TMUX_FLEET_DEBUG=1 (source maps on)', [BIN, 'owner', 'decided', '--as', owner], { ...env, TMUX_FLEET_DEBUG: '1' }, null],
   ];
   // Not a budget: the floor under any command that runs tmux once, Node starting one tmux client and nothing else.
   const floor = ['-e', `require('node:child_process').spawnSync(${JSON.stringify(TMUX)}, ['-L', ${JSON.stringify(server.name)}, 'display-message', '-p', 'x'])`];
   // BENCH_BEFORE_BIN: an older build measured in the same alternating run (before/after figures).
   const before = process.env.BENCH_BEFORE_BIN;
-  // The older build has no supervisor read and no code cache: its two cases are decided and pending.
-  if (before) cases.push(...[cases[0], cases[2]].map(([label, args, e]) => [`${label}, before (${before})`, [before, ...args.slice(1)], e]));
+  // (TMUX_FLEET_DIRECT_READ: builds that asked a supervisor for the read make it themselves, as this one does.)
+  if (before) cases.push(...cases.slice(0, 2).map(([label, args, e, budget]) => [`${label}, before (${before})`, [before, ...args.slice(1)], { ...e, TMUX_FLEET_DIRECT_READ: '1' }, budget]));
   for (const [, args, e] of cases) {
     const r = spawnSync(process.execPath, args, { encoding: 'utf8', env: e });
     if (r.status !== 0) throw new Error(`owner ${args.join(' ')} answered ${r.status}: ${r.stdout}${r.stderr}`);
@@ -246,14 +242,15 @@ async function benchOwner() {
   const mb = median(base);
   note(`| a | \`node -e 0\` median | ${mb.toFixed(1)} ms | | ${RUNS} runs, alternating; ratios are medians of run / the \`node -e 0\` run before it |`);
   note(`| a | floor for one tmux call: \`node -e\` running \`tmux display-message\` once (child_process, nothing else) | **${pairedRatio(floorTimes).toFixed(2)}x** (${median(floorTimes).toFixed(1)} ms) | reference | |`);
-  cases.forEach(([label], j) => {
+  cases.forEach(([label, , , budget], j) => {
     const m = median(times[j]);
     const ratio = pairedRatio(times[j]);
-    note(`| a | \`owner\` ${label}: median ratio to \`node -e 0\` | **${ratio.toFixed(2)}x** (${m.toFixed(1)} ms) | ≤ 1.25x | ${ratio <= 1.25 ? 'met' : 'OVER'} |`);
+    const verdict = budget === null ? 'reference | ' : `≤ ${budget.toFixed(1)}x | ${ratio <= budget ? 'met' : 'OVER'}`;
+    note(`| a | \`owner\` ${label}: median ratio to \`node -e 0\` | **${ratio.toFixed(2)}x** (${m.toFixed(1)} ms) | ${verdict} |`);
   });
-  sup.kill('SIGTERM');
-  await new Promise((r) => (sup.exitCode !== null ? r() : sup.once('exit', r)));
-  children.delete(sup);
+  // What the helper's files weigh (scripts/build.mjs): owner on a decided task reads only the first.
+  const kb = (f) => `${(statSync(join(root, 'dist', f)).size / 1024).toFixed(0)} KB`;
+  note(`| a | built files: \`dist/tmux-fleet.cjs\` / \`deps/execa.cjs\` / \`deps/yargs.cjs\` | ${['tmux-fleet.cjs', 'deps/execa.cjs', 'deps/yargs.cjs'].map(kb).join(' / ')} | reference | |`);
   killServer(server);
 }
 

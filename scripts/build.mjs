@@ -3,6 +3,7 @@
 //   dist/tmux-fleet.cjs        the helper (src/), the `bin` of package.json
 //   dist/deps/execa.cjs        execa, required the first time a command imports it
 //   dist/deps/yargs.cjs        yargs, likewise
+//   dist/deps/jsonc-parser.cjs jsonc-parser (hooks install/uninstall), likewise
 //   *.map                      a source map beside each, for stack traces under TMUX_FLEET_DEBUG=1
 //
 // Why it is shaped this way (measured, bench/results.md):
@@ -12,11 +13,12 @@
 //   esbuild turns each into a lazily initialized module, so `owner` runs the
 //   top-level code of what it uses and nothing else.
 // - V8 still reads and pre-parses every function in the file it loads, and
-//   execa and yargs are two thirds of the code. Each is bundled into its own
-//   file (tree-shaken to the names src imports), and the helper's `execa` and
-//   `yargs` imports become require('./deps/<name>.cjs') calls inside the
+//   the dependencies below are more than half of the code. Each is bundled
+//   into its own file (tree-shaken to the names src imports), and src's
+//   imports of them become require('./deps/<name>.cjs') calls inside the
 //   modules that import them, so only a command that uses one reads it.
-//   `owner` on a decided task reads neither.
+//   `owner` on a decided task reads none. (zod stays in the helper's file:
+//   every command reads a task file.)
 // - import() is compiled to require() (a Node built-in needed on one path
 //   only, node:net, is imported that way): kept as import(), it would start
 //   Node's ESM loader, about 3 ms.
@@ -53,16 +55,21 @@ const common = {
   write: false,
 };
 
-// The dependencies kept out of the helper's file: the names src imports from each.
+// The dependencies kept out of the helper's file: which import specifiers of
+// src go to each file, the module bundled, and the names src uses from it
+// ('*': all, for a namespace import).
 const DEPS = {
-  execa: ['execa'],
-  yargs: ['default'],
+  execa: { specifiers: /^execa$/, from: 'execa', names: ['execa'] },
+  yargs: { specifiers: /^yargs$/, from: 'yargs', names: ['default'] },
+  // Its ESM build: the default entry is UMD, whose require() calls esbuild cannot follow.
+  'jsonc-parser': { specifiers: /^jsonc-parser(\/.*)?$/, from: 'jsonc-parser/lib/esm/main.js', names: '*' },
 };
+const reexport = (names, from) => (names === '*' ? `export * from '${from}';` : `export { ${names.join(', ')} } from '${from}';`);
 
-async function bundleDep(name, names) {
+async function bundleDep(name, { from, names }) {
   const r = await build({
     ...common,
-    stdin: { contents: `export { ${names.join(', ')} } from '${name}';`, resolveDir: root, sourcefile: `deps/${name}.js`, loader: 'js' },
+    stdin: { contents: reexport(names, from), resolveDir: root, sourcefile: `deps/${name}.js`, loader: 'js' },
     outfile: join(depsDir, `${name}.cjs`),
     // ESM-only packages ask for import.meta.url (yargs, for its locale files).
     define: { 'import.meta.url': '__fleet_import_meta_url' },
@@ -78,17 +85,15 @@ async function bundleDep(name, names) {
 const depsPlugin = {
   name: 'deps',
   setup(b) {
-    const filter = new RegExp(`^(${Object.keys(DEPS).join('|')})$`);
-    b.onResolve({ filter }, (a) => ({ path: a.path, namespace: 'deps' }));
+    for (const [name, { specifiers }] of Object.entries(DEPS)) {
+      b.onResolve({ filter: specifiers }, () => ({ path: name, namespace: 'deps' }));
+    }
     b.onResolve({ filter: /^\.\/deps\//, namespace: 'deps' }, (a) => ({ path: a.path, external: true }));
-    b.onLoad({ filter: /.*/, namespace: 'deps' }, (a) => ({
-      contents: `export { ${DEPS[a.path].join(', ')} } from './deps/${a.path}.cjs';`,
-      loader: 'js',
-    }));
+    b.onLoad({ filter: /.*/, namespace: 'deps' }, (a) => ({ contents: reexport(DEPS[a.path].names, `./deps/${a.path}.cjs`), loader: 'js' }));
   },
 };
 
-const depOutputs = (await Promise.all(Object.entries(DEPS).map(([name, names]) => bundleDep(name, names)))).flat();
+const depOutputs = (await Promise.all(Object.entries(DEPS).map(([name, dep]) => bundleDep(name, dep)))).flat();
 
 const helper = await build({
   ...common,
