@@ -19,7 +19,10 @@ make_plugin_copy() {
 }
 
 fleet_setup() {
-	unset TMUX TMUX_PANE TMUX_FLEET_REGISTRY TMUX_FLEET_SOCKET TMUX_FLEET_SOCKET_PATH TMUX_FLEET_BUILD_CMD
+	# None of the caller's variables (test/helpers/hermetic.ts lists the same).
+	unset TMUX TMUX_PANE TMUX_FLEET_REGISTRY TMUX_FLEET_SOCKET TMUX_FLEET_SOCKET_PATH TMUX_FLEET_BUILD_CMD \
+		TMUX_FLEET_DEBUG TMUX_FLEET_DEBUG_THROW TMUX_FLEET_BIN TMUX_FLEET_TASK TMUX_FLEET_CLIENT TMUX_FLEET_NODE \
+		CLAUDE_CONFIG_DIR CLAUDE_CODE_SESSION_ID
 	export TMUX_FLEET_HOME="$BATS_TEST_TMPDIR/home"
 	# Whatever a test starts caches in the test's directory, never the user's ~/.cache.
 	export XDG_CACHE_HOME="$BATS_TEST_TMPDIR/cache"
