@@ -1,40 +1,51 @@
 #!/usr/bin/env bash
 # tmux-fleet: the entry TPM runs (as a shell script, with $TMUX naming the
-# server). One small function per job; every option and default lives in
-# scripts/variables.sh. Running it twice changes nothing.
+# server). One small function per job. Every option and its default live in
+# one table, scripts/option-defaults.json; an option is read where it is used
+# (fleet_option) and no default is ever written into the user's options.
+# Running it twice changes nothing.
 set -u
 
 CURRENT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=scripts/variables.sh
-. "$CURRENT_DIR/scripts/variables.sh"
 # shellcheck source=scripts/helpers.sh
 . "$CURRENT_DIR/scripts/helpers.sh"
 
 POPUP_SCRIPT="$CURRENT_DIR/scripts/fleet-popup.sh"
 OWNER_SCRIPT="$CURRENT_DIR/scripts/fleet-owner.sh"
 
-# Unset options take their default (set -o never overwrites), in one tmux call.
-fill_in_defaults() {
-	local args=() i
-	for ((i = 0; i < ${#fleet_option_defaults[@]}; i += 2)); do
-		[ "$i" -gt 0 ] && args+=(';')
-		args+=(set-option -goq "${fleet_option_defaults[i]}" "${fleet_option_defaults[i + 1]}")
-	done
-	tmux "${args[@]}"
-}
+# Status tokens (like tmux-cpu): each token in status-left/status-right is
+# replaced by a read of the session option the supervisor keeps true, so
+# drawing the status line starts no process.
+STATUS_TOKENS=(
+	"#{fleet_owner}" "#{@fleet-owner}"
+	"#{fleet_hop}" "#{@fleet-hop}"
+	"#{fleet_agent}" "#{@fleet-agent}"
+)
+
+# tmux keeps only the first status-left-length / status-right-length columns
+# of each side, 10 and 40 by default. The three segments at their usual widths
+# need about 90 columns (`▲ <slug>: owner 10e378ef live` about 50 with a
+# 20-letter slug, `↪ 10e3 → e9e4` 15, `! waiting: approve Bash` 25), plus a
+# clock: 100 for the right side. The left side usually holds the session name
+# and at most the owner segment: 60. Only a length still at tmux's default is
+# raised (a length is a limit, not a reservation: tmux draws what the text needs).
+STATUS_LENGTHS=(
+	status-left-length 10 60
+	status-right-length 40 100
+)
 
 # @fleet-version: the plugin's version (package.json), for `tmux-fleet doctor`.
 set_version_option() {
 	local version
 	version="$(sed -n 's/^[[:space:]]*"version":[[:space:]]*"\([^"]*\)".*/\1/p' "$CURRENT_DIR/package.json" 2>/dev/null | head -n 1)"
-	set_tmux_option "$fleet_version_option" "${version:-unknown}"
+	set_tmux_option @fleet-version "${version:-unknown}"
 }
 
 # @fleet-registry, when set, reaches the helper (supervisor, popups, hooks)
 # through tmux's global environment. When unset the environment is left alone.
 export_registry() {
 	local registry
-	registry="$(get_tmux_option "$fleet_registry_option" "$fleet_registry_default")"
+	registry="$(fleet_option @fleet-registry)"
 	[ -n "$registry" ] || return 0
 	case "$registry" in
 	"~") registry="$HOME" ;;
@@ -56,14 +67,14 @@ popup_command() {
 # Registered once: an existing fleet= entry is updated in place.
 register_command_alias() {
 	local width height value quoted line index="" extra=()
-	width="$(get_tmux_option "$fleet_popup_width_option" "$fleet_popup_width_default")"
-	height="$(get_tmux_option "$fleet_popup_height_option" "$fleet_popup_height_default")"
+	width="$(popup_size @fleet-popup-width)"
+	height="$(popup_size @fleet-popup-height)"
 	# Quoted for tmux's command parser: inside "...", escape \ " $.
 	quoted="$(popup_command)"
 	quoted="${quoted//\\/\\\\}"
 	quoted="${quoted//\"/\\\"}"
 	quoted="${quoted//\$/\\\$}"
-	value="fleet=display-popup -E -w ${width:-$fleet_popup_width_default} -h ${height:-$fleet_popup_height_default} \"$quoted\""
+	value="fleet=display-popup -E -w $width -h $height \"$quoted\""
 	while IFS= read -r line; do
 		case "$line" in
 		'command-alias['*'] fleet='* | 'command-alias['*'] "fleet='*)
@@ -83,10 +94,17 @@ register_command_alias() {
 	done
 }
 
+# A popup size option; set to '' it takes the default too.
+popup_size() {
+	local value
+	value="$(fleet_option "$1")"
+	printf '%s\n' "${value:-$(fleet_option_default "$1")}"
+}
+
 # Keys in an option: space-separated, '' = none. No globbing of key names.
 option_keys() {
 	local value
-	value="$(get_tmux_option "$1" "$2")"
+	value="$(fleet_option "$1")"
 	(
 		set -f
 		# shellcheck disable=SC2086
@@ -131,16 +149,16 @@ bind_key_or_report() {
 # session's verdict in full, as a message.
 bind_keys() {
 	local dashboard_keys owner_keys width height key owner_cmd
-	dashboard_keys="$(option_keys "$fleet_key_option" "$fleet_key_default")"
-	owner_keys="$(option_keys "$fleet_owner_key_option" "$fleet_owner_key_default")"
+	dashboard_keys="$(option_keys @fleet-key)"
+	owner_keys="$(option_keys @fleet-owner-key)"
 	unbind_stale_keys "$dashboard_keys" "$owner_keys"
 
-	width="$(get_tmux_option "$fleet_popup_width_option" "$fleet_popup_width_default")"
-	height="$(get_tmux_option "$fleet_popup_height_option" "$fleet_popup_height_default")"
+	width="$(popup_size @fleet-popup-width)"
+	height="$(popup_size @fleet-popup-height)"
 	while IFS= read -r key; do
 		[ -n "$key" ] || continue
-		bind_key_or_report "$fleet_key_option" "tmux-fleet: dashboard" "$key" \
-			display-popup -E -w "${width:-$fleet_popup_width_default}" -h "${height:-$fleet_popup_height_default}" "$(popup_command)"
+		bind_key_or_report @fleet-key "tmux-fleet: dashboard" "$key" \
+			display-popup -E -w "$width" -h "$height" "$(popup_command)"
 	done <<<"$dashboard_keys"
 
 	# run-shell expands formats: our path is escaped, the session's values are
@@ -149,7 +167,7 @@ bind_keys() {
 	owner_cmd="$owner_cmd client=#{q:client_name} session=#{q:session_name} task=#{q:@fleet-task} stamp=#{q:@claude_session_id}"
 	while IFS= read -r key; do
 		[ -n "$key" ] || continue
-		bind_key_or_report "$fleet_owner_key_option" "tmux-fleet: this session's owner verdict" "$key" run-shell -b "$owner_cmd"
+		bind_key_or_report @fleet-owner-key "tmux-fleet: this session's owner verdict" "$key" run-shell -b "$owner_cmd"
 	done <<<"$owner_keys"
 }
 
@@ -160,11 +178,30 @@ replace_status_tokens() {
 	for option in status-left status-right; do
 		value="$(tmux show-option -gqv "$option")"
 		new="$value"
-		for ((i = 0; i < ${#fleet_status_tokens[@]}; i += 2)); do
-			new="${new//"${fleet_status_tokens[i]}"/"${fleet_status_tokens[i + 1]}"}"
+		for ((i = 0; i < ${#STATUS_TOKENS[@]}; i += 2)); do
+			new="${new//"${STATUS_TOKENS[i]}"/"${STATUS_TOKENS[i + 1]}"}"
 		done
 		if [ "$new" != "$value" ]; then
 			tmux set-option -gq "$option" "$new"
+		fi
+	done
+}
+
+# Room for the segments: a side that reads a fleet segment and whose length is
+# still tmux's default gets the length of STATUS_LENGTHS.
+fit_status_lengths() {
+	local i length_option side value
+	for ((i = 0; i < ${#STATUS_LENGTHS[@]}; i += 3)); do
+		length_option="${STATUS_LENGTHS[i]}"
+		side="${length_option%-length}"
+		value="$(tmux show-option -gqv "$side")"
+		case "$value" in
+		*"#{@fleet-owner}"* | *"#{@fleet-hop}"* | *"#{@fleet-agent}"*) ;;
+		*) continue ;;
+		esac
+		if [ "$(tmux show-option -gqv "$length_option")" = "${STATUS_LENGTHS[i + 1]}" ]; then
+			tmux set-option -gq "$length_option" "${STATUS_LENGTHS[i + 2]}"
+			fleet_log "$side reads fleet segments: $length_option raised from tmux's default ${STATUS_LENGTHS[i + 1]} to ${STATUS_LENGTHS[i + 2]}"
 		fi
 	done
 }
@@ -182,12 +219,12 @@ start_helper() {
 }
 
 main() {
-	fill_in_defaults
 	set_version_option
 	export_registry
 	register_command_alias
 	bind_keys
 	replace_status_tokens
+	fit_status_lengths
 	start_helper
 }
 

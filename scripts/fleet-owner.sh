@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
-# The owner key: this session's verdict in full, as one message in the status
-# line of the client that pressed the key. Run by run-shell -b with
+# The owner key: this session's verdict in full, for the client that pressed
+# the key: a message in its status line when it fits, else a popup with the
+# whole text wrapped (a verdict's fix comes last and must never be cut). Run
+# by run-shell -b with
 #   client=<client_name> session=<session_name> task=<@fleet-task> stamp=<@claude_session_id>
 # (each value quoted by tmux with #{q:...}; the name= prefixes keep empty values in place).
+# Inside the popup it runs as: fleet-owner.sh --show <columns> <text>
 set -u
 
 SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=scripts/variables.sh
-. "$SCRIPTS_DIR/variables.sh"
 # shellcheck source=scripts/helpers.sh
 . "$SCRIPTS_DIR/helpers.sh"
+
+# In the popup: the text wrapped at word boundaries, then wait for a key.
+if [ "${1-}" = "--show" ]; then
+	printf '%s\n' "$3" | fold -s -w "$2"
+	printf '\n%s' '[press any key]'
+	IFS= read -r -s -n 1 _ 2>/dev/null || true
+	exit 0
+fi
 
 client="" session="" task="" stamp=""
 for arg in "$@"; do
@@ -39,9 +48,27 @@ else
 	message="fleet: ${out:-owner $task: no answer}"
 fi
 
-duration="$(get_tmux_option "$fleet_message_time_option" "$fleet_message_time_default" 2>/dev/null)"
-args=(display-message)
+# A popup as wide as the client, as tall as the wrapped text (plus its
+# border, a blank line and the key line). display-popup runs one shell
+# command and expands no formats in it. It waits until the popup closes,
+# which is fine under run-shell -b.
+show_in_popup() {
+	local columns="$1" lines rows
+	lines="$(printf '%s\n' "$message" | fold -s -w "$((columns - 2))" | wc -l)"
+	rows="$(tmux display-message -p -c "$client" '#{client_height}' 2>/dev/null)"
+	lines=$((lines + 4))
+	[ -n "$rows" ] && [ "$lines" -gt "$rows" ] && lines="$rows"
+	tmux display-popup -c "$client" -w "$columns" -h "$lines" -E \
+		"$(shell_quote "$SCRIPTS_DIR/fleet-owner.sh") --show $((columns - 2)) $(shell_quote "$message")" 2>/dev/null
+}
+
+width=""
+[ -n "$client" ] && width="$(tmux display-message -p -c "$client" '#{client_width}' 2>/dev/null)"
+case "$width" in '' | *[!0-9]*) width="" ;; esac
+if [ -n "$width" ] && [ "$width" -gt 4 ] && [ "${#message}" -gt "$width" ] && show_in_popup "$width"; then
+	exit 0
+fi
+args=(display-message -d "$(fleet_message_time)")
 [ -n "$client" ] && args+=(-c "$client")
-[ -n "$duration" ] && args+=(-d "$duration")
 tmux "${args[@]}" "$(format_escape "$message")" 2>/dev/null || true
 exit 0

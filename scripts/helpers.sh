@@ -2,6 +2,20 @@
 # Small helpers shared by tmux-plugin.tmux and the scripts. Sourced, never run.
 # Everything here is safe under `set -u` and quotes every expansion.
 
+FLEET_SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+# The one table of the plugin's options and their defaults, read here and by
+# the helper (src/options.ts). It keeps one `"@fleet-<name>": "<value>",` a line
+# and no \ or " inside a value, so the shell reads it without a JSON parser
+# (test/bats/options.bats holds it to that).
+FLEET_OPTION_DEFAULTS="$FLEET_SCRIPTS_DIR/option-defaults.json"
+
+# A first-load or build message that waits for the first client: tmux runs its
+# config (and TPM the plugin) before the first client has a session. Fired by
+# client-session-changed, which a client's first session sets both for
+# new-session and attach-session (client-attached misses new-session).
+FLEET_PENDING_MESSAGE_HOOK="client-session-changed[4720]"
+
 # The plugin directory (parent of scripts/).
 fleet_plugin_dir() {
 	(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,6 +37,38 @@ get_tmux_option() {
 
 set_tmux_option() {
 	tmux set-option -gq "$1" "$2"
+}
+
+# The default of an option, from the table; nothing (and status 1) for a name it lacks.
+fleet_option_default() {
+	local name="$1" line value
+	while IFS= read -r line; do
+		case "$line" in
+		*"\"$name\": \""*)
+			value="${line#*"\"$name\": \""}"
+			printf '%s\n' "${value%\"*}"
+			return 0
+			;;
+		esac
+	done <"$FLEET_OPTION_DEFAULTS"
+	return 1
+}
+
+# An option's value where it is used: the user's global value, else the
+# table's default. Defaults are never written into the user's options, so an
+# upgrade that changes one reaches a running server at the next read.
+fleet_option() {
+	get_tmux_option "$1" "$(fleet_option_default "$1")"
+}
+
+# @fleet-message-time in ms (display-message -d; 0 keeps a message until a key).
+fleet_message_time() {
+	local ms
+	ms="$(fleet_option @fleet-message-time)"
+	case "$ms" in
+	'' | *[!0-9]*) fleet_option_default @fleet-message-time ;;
+	*) printf '%s\n' "$ms" ;;
+	esac
 }
 
 # Quote one word for sh: 'it'\''s'.
@@ -52,14 +98,31 @@ fleet_log() {
 	(umask 077 && mkdir -p "$home" && printf '%s plugin[%s]: %s\n' "$(date -u '+%Y-%m-%dT%H:%M:%SZ')" "$$" "$*" >>"$home/log") 2>/dev/null || true
 }
 
-# A message in the status line of the attached clients; silent when none is attached.
+# A message in the status line for @fleet-message-time ms (at least $2 ms when
+# given). With no client attached yet it waits for the first one (a one-shot
+# hook that removes itself); a later pending message replaces an earlier one.
 display_message() {
-	local message="$1" duration="${2-}"
-	if [ -n "$duration" ]; then
+	local message="$1" at_least="${2-0}" duration
+	duration="$(fleet_message_time)"
+	if [ "$duration" -ne 0 ] && [ "$duration" -lt "$at_least" ]; then
+		duration="$at_least"
+	fi
+	if [ -n "$(tmux list-clients -F '#{client_name}' 2>/dev/null)" ]; then
 		tmux display-message -d "$duration" "$(format_escape "$message")" 2>/dev/null || true
 	else
-		tmux display-message "$(format_escape "$message")" 2>/dev/null || true
+		defer_message "$message" "$duration"
 	fi
+}
+
+# defer_message <message> <ms>: shown when the first client gets a session.
+defer_message() {
+	local text hook="$FLEET_PENDING_MESSAGE_HOOK"
+	# Quoted for tmux's command parser, inside "...": escape \ " $ (after '#' for display-message).
+	text="$(format_escape "$1")"
+	text="${text//\\/\\\\}"
+	text="${text//\"/\\\"}"
+	text="${text//\$/\\\$}"
+	tmux set-hook -g "$hook" "display-message -d $2 \"$text\" ; set-hook -gu $hook" 2>/dev/null || true
 }
 
 # The helper: <plugin dir>/dist/tmux-fleet.cjs, run with node.

@@ -10,24 +10,39 @@ teardown() {
 	fleet_teardown
 }
 
-@test "fills in every unset option with its default and keeps the user's" {
+@test "writes no default into the user's options, and uses the defaults" {
 	t set-option -g @fleet-icon-owner 'OWN'
 	t set-option -g @fleet-key ''
 	run load_plugin
 	assert_success
-	. "$ROOT/scripts/variables.sh"
-	local i name value
-	for ((i = 0; i < ${#fleet_option_defaults[@]}; i += 2)); do
-		name="${fleet_option_defaults[i]}"
+	local name
+	while IFS= read -r name; do
 		case "$name" in @fleet-icon-owner | @fleet-key) continue ;; esac
-		value="$(t show-option -gv "$name")"
-		assert_equal "$value" "${fleet_option_defaults[i + 1]}"
-	done
+		run t show-option -gqv "$name"
+		assert_output ""
+		run t show-option -gq "$name"
+		assert_output ""
+	done < <(node -e 'for (const k of Object.keys(require(process.argv[1]))) console.log(k)' "$ROOT/scripts/option-defaults.json")
+	# The user's values are kept.
 	assert_equal "$(t show-option -gv @fleet-icon-owner)" "OWN"
 	assert_equal "$(t show-option -gv @fleet-key)" ""
-	assert_equal "$(t show-option -gv @fleet-key)" ""
-	run t show-option -gqv @fleet-registry
-	assert_output ""
+	# The defaults are in use all the same: prefix O, and the popup size of the alias.
+	run t list-keys -T prefix O
+	assert_output --partial fleet-owner.sh
+	run t show-options -s command-alias
+	assert_output --partial "fleet=display-popup -E -w 80% -h 75%"
+}
+
+@test "a default changed by an upgrade reaches a running server at the next load" {
+	load_plugin
+	sed -i 's/"@fleet-popup-width": "80%"/"@fleet-popup-width": "90%"/; s/"@fleet-owner-key": "O"/"@fleet-owner-key": "M-o"/' "$PLUGIN/scripts/option-defaults.json"
+	load_plugin
+	run t show-options -s command-alias
+	assert_output --partial "fleet=display-popup -E -w 90% -h 75%"
+	run t list-keys -T prefix M-o
+	assert_output --partial fleet-owner.sh
+	run t list-keys -T prefix O
+	assert_failure
 }
 
 @test "sets @fleet-version from package.json" {
@@ -93,12 +108,34 @@ teardown() {
 	assert_equal "$(t display-message -p -t =main: "$(t show-option -gv status-left)")" '[main] OWNER-SEGMENT'
 }
 
+@test "a side with a token gets room: a length at tmux's default is raised" {
+	t set-option -g status-left '[#S] #{fleet_owner}'
+	t set-option -g status-right '#{fleet_owner} #{fleet_hop} #{fleet_agent} %H:%M'
+	assert_equal "$(t show-option -gv status-left-length)" 10
+	assert_equal "$(t show-option -gv status-right-length)" 40
+	load_plugin
+	assert_equal "$(t show-option -gv status-left-length)" 60
+	assert_equal "$(t show-option -gv status-right-length)" 100
+	run cat "$TMUX_FLEET_HOME/log"
+	assert_output --partial "status-right-length raised from tmux's default 40 to 100"
+}
+
+@test "a length the user set is kept, and a side without a token keeps its length" {
+	t set-option -g status-left '[#S]'
+	t set-option -g status-right '#{fleet_owner} %H:%M'
+	t set-option -g status-right-length 55
+	load_plugin
+	assert_equal "$(t show-option -gv status-right-length)" 55
+	assert_equal "$(t show-option -gv status-left-length)" 10
+}
+
 @test "status lines without tokens are left alone" {
 	t set-option -g status-right '"#{=21:pane_title}" %H:%M %d-%b-%y'
 	local before
 	before="$(t show-option -g status-right)"
 	load_plugin
 	assert_equal "$(t show-option -g status-right)" "$before"
+	assert_equal "$(t show-option -gv status-right-length)" 40
 }
 
 @test "loading twice changes nothing" {
