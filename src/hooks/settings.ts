@@ -1,13 +1,20 @@
 // Claude Code's settings.json and our SessionStart hook in it:
 //   {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "'<helper>' stamp"}]}]}}
 // Only the parts we touch are validated (loosely); every other key, hook and
-// group is kept as it was. A file that is not valid JSON is never written.
-import { chmod, copyFile, lstat, mkdir, readFile, realpath, stat } from '../fs-async';
+// group is kept as it was, byte for byte: the hook entry is edited in the
+// text (jsonc-parser's modify/applyEdits), the rest of the user's file and
+// its formatting are never rewritten. A file that is not valid JSON is never
+// written.
+import type { EditResult, FormattingOptions, JSONPath } from 'jsonc-parser/lib/esm/main.js';
+import { chmod, copyFile, lstat, mkdir, realpath, stat } from '../fs-async';
+import { readRegularFileIfExists, UnsafeFileError } from '../fs-safe';
 import { dirname, join } from 'node:path';
 import * as z from '../zod';
 import { claudeConfigDir } from '../context';
 import { FleetError } from '../errors';
 import { writeFileAtomic } from '../fs-atomic';
+import { removeAt } from '../json-text';
+import { jsonErrorWithoutContent } from '../text';
 
 export const HOOK_EVENT = 'SessionStart';
 
@@ -70,29 +77,36 @@ export interface SettingsRead {
   target: string;
   exists: boolean;
   data: Json;
+  /** The file's text ('' when missing): edits are applied to it. */
+  text: string;
 }
+
+/** settings.json is kilobytes; a bigger file is not read (nor a FIFO, which would block). */
+export const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
 
 /** Reads and loosely validates settings.json; a missing file reads as {}. */
 export async function readSettings(file: string): Promise<SettingsRead> {
   let target = file;
   try {
+    // The user's own link (a dotfiles repo) is followed on purpose: its target is read and written.
     if ((await lstat(file)).isSymbolicLink()) target = await realpath(file);
   } catch {
     /* missing: written where named */
   }
-  let text: string;
+  let text: string | null;
   try {
-    text = await readFile(file, 'utf8');
+    text = readRegularFileIfExists(target, MAX_SETTINGS_BYTES);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { file, target, exists: false, data: {} };
-    throw new FleetError(`${file}: cannot be read (${(err as Error).message})`);
+    if (err instanceof UnsafeFileError) throw new FleetError(`${file}: ${err.problem}; nothing changed`);
+    throw err;
   }
-  if (text.trim() === '') return { file, target, exists: true, data: {} };
+  if (text === null) return { file, target, exists: false, data: {}, text: '' };
+  if (text.trim() === '') return { file, target, exists: true, data: {}, text };
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    const msg = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ');
+    const msg = jsonErrorWithoutContent(err instanceof Error ? err.message : String(err));
     throw new FleetError(`${file}: not valid JSON (${msg}${lineColumn(text, msg)}); nothing changed`);
   }
   const parsed = SettingsSchema.safeParse(raw);
@@ -103,7 +117,7 @@ export async function readSettings(file: string): Promise<SettingsRead> {
       `${file}: unexpected settings shape at ${path}: ${issue?.message ?? 'expected an object'}; nothing changed`,
     );
   }
-  return { file, target, exists: true, data: raw };
+  return { file, target, exists: true, data: raw, text };
 }
 
 /** ", line L column C" for a JSON.parse message naming a position. */
@@ -140,44 +154,95 @@ export function findStampHooks(data: Json): FoundHook[] {
   return found;
 }
 
-/** Removes the given hooks; groups, the event list and `hooks` left empty by the removal go too. */
-function removeHooks(data: Json, remove: FoundHook[]): Json {
-  if (remove.length === 0) return data;
-  const hooks = { ...(data.hooks as Json) };
-  const groups = (hooks[HOOK_EVENT] as unknown[]).flatMap((g, gi) => {
-    const mine = remove.filter((r) => r.group === gi).map((r) => r.hook);
-    if (mine.length === 0) return [g];
-    const group = g as Json;
-    const kept = (group.hooks as unknown[]).filter((_, hi) => !mine.includes(hi));
-    return kept.length === 0 ? [] : [{ ...group, hooks: kept }];
-  });
-  if (groups.length > 0) hooks[HOOK_EVENT] = groups;
-  else delete hooks[HOOK_EVENT];
-  const next: Json = { ...data, hooks };
-  if (Object.keys(hooks).length === 0) delete next.hooks;
-  return next;
+type Jsonc = typeof import('jsonc-parser/lib/esm/main.js');
+
+/** Loaded on the first edit only: reading settings (doctor, hooks status) never pays for it. */
+async function loadJsonc(): Promise<Jsonc> {
+  return import('jsonc-parser/lib/esm/main.js');
 }
 
-function addHook(data: Json, command: string): Json {
-  const hooks = isRecord(data.hooks) ? { ...data.hooks } : {};
-  const groups = Array.isArray(hooks[HOOK_EVENT]) ? [...(hooks[HOOK_EVENT] as unknown[])] : [];
+/**
+ * The file's own layout for what is inserted: its indentation and line ends;
+ * null for a file written on one line (what is inserted stays on it too).
+ */
+export function formattingOf(text: string): FormattingOptions | null {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const indent = /^([ \t]+)["{[\]}]/m.exec(text)?.[1];
+  if (indent === undefined) return /^\s*\{\s*\}\s*$/.test(text) ? { insertSpaces: true, tabSize: 2, eol } : null;
+  if (indent.startsWith('\t')) return { insertSpaces: false, tabSize: 1, eol };
+  return { insertSpaces: true, tabSize: indent.length, eol };
+}
+
+const EVENT_PATH: JSONPath = ['hooks', HOOK_EVENT];
+
+/**
+ * Applies one change at path (undefined: removes it) to the text. Only the
+ * bytes of that change are touched: jsonc-parser's own formatting would
+ * re-indent the neighbours (and can tear a one-line array), so it is not
+ * asked for; what is inserted is laid out here in the file's indentation.
+ */
+function edit(jsonc: Jsonc, text: string, path: JSONPath, value: unknown, insert = false): string {
+  // jsonc-parser 3.3.1 tears a one-line array when it removes its last element: removals are ours.
+  if (value === undefined) return removeAt(text, path);
+  const edits: EditResult = jsonc.modify(text, path, value, { isArrayInsertion: insert });
+  const layout = formattingOf(text);
+  if (layout === null) return jsonc.applyEdits(text, edits);
+  const { eol = '\n', insertSpaces, tabSize = 2 } = layout;
+  const unit = insertSpaces ? ' '.repeat(tabSize) : '\t';
+  const compact = JSON.stringify(value);
+  const pad = eol + unit.repeat(path.length);
+  const laidOut = edits.map((e) => {
+    const at = e.content.lastIndexOf(compact);
+    // A replaced value (a command) stays on its line as it is.
+    if (e.length !== 0 || at < 0) return e;
+    const head = e.content.slice(0, at);
+    const lead = head.startsWith(',') ? ',' : '';
+    const tail = e.content.slice(at + compact.length);
+    const body = JSON.stringify(value, null, unit).replace(/\n/g, pad);
+    // Into an empty container: its closing bracket goes on a line of its own.
+    const close = lead === '' && tail === '' ? eol + unit.repeat(path.length - 1) : '';
+    return { ...e, content: `${lead}${pad}${head.slice(lead.length).trimStart()}${body}${tail}${close}` };
+  });
+  return jsonc.applyEdits(text, laidOut);
+}
+
+/** Removes the given hooks; groups, the event list and `hooks` left empty by the removal go too. */
+function removeHooks(jsonc: Jsonc, text: string, data: Json, remove: FoundHook[]): string {
+  const groups = (data.hooks as Json)[HOOK_EVENT] as unknown[];
+  let out = text;
+  // From the last index down: an earlier removal never shifts a later target.
+  const byGroup = [...new Set(remove.map((r) => r.group))].sort((a, b) => b - a);
+  for (const gi of byGroup) {
+    const mine = remove.filter((r) => r.group === gi).map((r) => r.hook).sort((a, b) => b - a);
+    const all = ((groups[gi] as Json).hooks as unknown[]).length;
+    if (mine.length === all) out = edit(jsonc, out, [...EVENT_PATH, gi], undefined);
+    else for (const hi of mine) out = edit(jsonc, out, [...EVENT_PATH, gi, 'hooks', hi], undefined);
+  }
+  const after = JSON.parse(out) as Json;
+  const hooks = after.hooks as Json;
+  if (Array.isArray(hooks[HOOK_EVENT]) && (hooks[HOOK_EVENT] as unknown[]).length === 0) {
+    out = edit(jsonc, out, EVENT_PATH, undefined);
+    if (Object.keys(hooks).length === 1) out = edit(jsonc, out, ['hooks'], undefined);
+  }
+  return out;
+}
+
+function addHook(jsonc: Jsonc, read: SettingsRead, command: string): string {
   // No matcher: SessionStart fires on startup, resume, clear and compact, and
   // the session id changes on /clear, so every source must stamp.
-  groups.push({ hooks: [{ type: 'command', command }] });
-  hooks[HOOK_EVENT] = groups;
-  return { ...data, hooks };
+  const group = { hooks: [{ type: 'command', command }] };
+  if (read.text.trim() === '') return `${JSON.stringify({ hooks: { [HOOK_EVENT]: [group] } }, null, 2)}\n`;
+  const hooks = read.data.hooks;
+  // Each insertion names the whole value it adds (jsonc-parser would otherwise wrap it in the missing parents).
+  if (!isRecord(hooks)) return edit(jsonc, read.text, ['hooks'], { [HOOK_EVENT]: [group] });
+  if (Array.isArray(hooks[HOOK_EVENT])) {
+    return edit(jsonc, read.text, [...EVENT_PATH, (hooks[HOOK_EVENT] as unknown[]).length], group, true);
+  }
+  return edit(jsonc, read.text, EVENT_PATH, [group]);
 }
 
-function replaceCommand(data: Json, at: FoundHook, command: string): Json {
-  const hooks = { ...(data.hooks as Json) };
-  const groups = [...(hooks[HOOK_EVENT] as unknown[])];
-  const group = { ...(groups[at.group] as Json) };
-  const list = [...(group.hooks as unknown[])];
-  list[at.hook] = { ...(list[at.hook] as Json), command };
-  group.hooks = list;
-  groups[at.group] = group;
-  hooks[HOOK_EVENT] = groups;
-  return { ...data, hooks };
+function replaceCommand(jsonc: Jsonc, text: string, at: FoundHook, command: string): string {
+  return edit(jsonc, text, [...EVENT_PATH, at.group, 'hooks', at.hook, 'command'], command);
 }
 
 export type HookChange = 'added' | 'updated' | 'unchanged' | 'removed' | 'absent';
@@ -217,11 +282,11 @@ async function backup(read: SettingsRead): Promise<string | null> {
   return name;
 }
 
-async function write(read: SettingsRead, data: Json): Promise<string | null> {
+async function write(read: SettingsRead, text: string): Promise<string | null> {
   if (!read.exists) await mkdir(dirname(read.target), { recursive: true, mode: 0o700 });
   const saved = await backup(read);
   const mode = read.exists ? (await stat(read.target)).mode & 0o777 : 0o600;
-  await writeFileAtomic(read.target, `${JSON.stringify(data, null, 2)}\n`, mode);
+  await writeFileAtomic(read.target, text, mode);
   return saved;
 }
 
@@ -256,17 +321,20 @@ export async function installHook(file: string, command: string): Promise<HookRe
   if (exact && found.length === 1) {
     return result('install', read, read.data, command, 'unchanged', null, `already installed in ${file}; nothing changed`);
   }
-  let data: Json;
+  const jsonc = await loadJsonc();
+  let text: string;
   let change: HookChange;
   let what: string;
   if (found.length === 0) {
-    data = addHook(read.data, command);
+    text = addHook(jsonc, read, command);
     change = 'added';
     what = `added the SessionStart hook \`${command}\``;
   } else {
     const keep = exact ?? found[0]!;
-    data = removeHooks(
-      keep.command === command ? read.data : replaceCommand(read.data, keep, command),
+    text = removeHooks(
+      jsonc,
+      keep.command === command ? read.text : replaceCommand(jsonc, read.text, keep, command),
+      read.data,
       found.filter((f) => f !== keep),
     );
     change = 'updated';
@@ -274,9 +342,9 @@ export async function installHook(file: string, command: string): Promise<HookRe
     what = `updated the SessionStart hook to \`${command}\` (was ${old.join(', ')})`;
     if (keep.command === command) what = `removed ${found.length - 1} duplicate SessionStart stamp hook(s)`;
   }
-  const saved = await write(read, data);
+  const saved = await write(read, text);
   const where = read.exists ? `in ${file} (backup: ${saved})` : `in new file ${file}`;
-  return result('install', read, data, command, change, saved, `${what} ${where}`);
+  return result('install', read, JSON.parse(text) as Json, command, change, saved, `${what} ${where}`);
 }
 
 /** Removes every stamp hook, and nothing else. */
@@ -286,10 +354,10 @@ export async function uninstallHook(file: string, command: string): Promise<Hook
   if (found.length === 0) {
     return result('uninstall', read, read.data, command, 'absent', null, `not installed in ${file}; nothing changed`);
   }
-  const data = removeHooks(read.data, found);
-  const saved = await write(read, data);
+  const text = removeHooks(await loadJsonc(), read.text, read.data, found);
+  const saved = await write(read, text);
   const list = found.map((f) => `\`${f.command}\``).join(', ');
-  return result('uninstall', read, data, command, 'removed', saved, `removed the SessionStart hook ${list} from ${file} (backup: ${saved})`);
+  return result('uninstall', read, JSON.parse(text) as Json, command, 'removed', saved, `removed the SessionStart hook ${list} from ${file} (backup: ${saved})`);
 }
 
 /** Is a stamp hook installed? Reads only. */

@@ -1,7 +1,8 @@
 // An exclusive lock on one task directory: a `.lock` file created with O_EXCL
 // holding the owner's pid and start time. A lock whose process is gone (or
 // whose pid now belongs to another process) is stale and is broken.
-import { link, readFile, rename, stat, unlink, writeNewFile } from '../fs-async';
+import { link, rename, stat, unlink, writeNewFile } from '../fs-async';
+import { readRegularFile, UnsafeFileError } from '../fs-safe';
 import { join } from 'node:path';
 import { FleetError } from '../errors';
 import { pidExists, procStartTicks } from '../proc';
@@ -22,6 +23,25 @@ function isStale(content: string): boolean {
     if (now !== null && String(now) !== startText) return true; // pid reused
   }
   return false;
+}
+
+/** "<pid> <ticks>\n" is a few bytes. */
+const MAX_LOCK_BYTES = 256;
+
+/**
+ * What a lock file holds; null when it is gone. A lock that is not a regular
+ * file of ours (a FIFO, a link, something big) reads as INVALID: it is broken
+ * like a stale one, never opened in a way that could block.
+ */
+const INVALID = '\0invalid';
+function readLock(path: string): string | null {
+  try {
+    return readRegularFile(path, MAX_LOCK_BYTES);
+  } catch (err) {
+    if (err instanceof UnsafeFileError && err.code === 'ENOENT') return null;
+    if (err instanceof UnsafeFileError && ['ELOOP', 'ENOTREG', 'EFBIG'].includes(err.code)) return INVALID;
+    throw err;
+  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -54,19 +74,15 @@ export async function withDirLock<T>(dir: string, fn: () => Promise<T>, opts: Lo
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
-    let holder = '';
-    try {
-      holder = await readFile(lockPath, 'utf8');
-    } catch {
-      continue; // released between our open and read
-    }
+    const holder = readLock(lockPath);
+    if (holder === null) continue; // released between our open and read
     // An empty file is a lock being written right now, unless it has stayed empty for long.
-    if (holder === '' ? await isOldEmptyLock(lockPath) : isStale(holder)) {
+    if (holder === INVALID || (holder === '' ? await isOldEmptyLock(lockPath) : isStale(holder))) {
       await breakStaleLock(lockPath, holder);
       continue;
     }
     if (Date.now() > deadline) {
-      throw new FleetError(`could not lock ${dir}: held by pid ${holder.trim().split(' ')[0] || '?'}`);
+      throw new FleetError(`could not lock ${dir}: held by pid ${/^\d+/.exec(holder)?.[0] ?? '?'}`);
     }
     await sleep(delay + Math.random() * delay);
     delay = Math.min(delay * 2, 50);
@@ -86,7 +102,7 @@ async function breakStaleLock(lockPath: string, seen: string): Promise<void> {
   } catch {
     return;
   }
-  const moved = await readFile(aside, 'utf8').catch(() => null);
+  const moved = readLock(aside);
   if (moved !== seen || (seen === '' && !(await isOldEmptyLock(aside)))) {
     // We moved a lock someone took after our read: put it back unless the slot was taken again.
     await link(aside, lockPath).catch(() => undefined);

@@ -1,4 +1,5 @@
 import { TaskFileError } from '../errors';
+import { jsonErrorWithoutContent } from '../text';
 import { TaskSchema, type Task } from './schema';
 
 /** Parses and validates task.json text; a TaskFileError names the file and the JSON position or zod path. */
@@ -7,7 +8,7 @@ export function parseTaskText(text: string, file: string): Task {
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    const msg = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ');
+    const msg = jsonErrorWithoutContent(err instanceof Error ? err.message : String(err));
     // V8 names the position for some syntax errors only ("Unexpected token 'x', ... is not valid JSON" has none).
     const where = /\bposition \d+/.test(msg) ? '' : ` at position ${jsonErrorOffset(text)}`;
     throw new TaskFileError(file, `not valid JSON (${msg}${where})`);

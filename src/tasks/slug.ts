@@ -1,4 +1,5 @@
 import { UsageError } from '../errors';
+import { echoInput } from '../text';
 
 /** No `.` or `:` (tmux rewrites them in session names), no path tricks, no capitals. */
 export const SLUG_RULE = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -9,7 +10,8 @@ export function isValidSlug(slug: string): boolean {
 
 export function assertSlug(slug: unknown): string {
   if (typeof slug === 'string' && SLUG_RULE.test(slug)) return slug;
-  const shown = JSON.stringify(typeof slug === 'string' ? slug : String(slug));
+  // Clipped: a 100 KB argument is not echoed whole.
+  const shown = echoInput(typeof slug === 'string' ? slug : String(slug));
   throw new UsageError(
     `invalid task slug ${shown}: a slug is 1-63 characters of a-z, 0-9, '_' and '-', starting with a letter or digit (rule ${SLUG_RULE.source})`,
   );

@@ -1,11 +1,13 @@
 // The task store: the only code that writes task.json.
 import { statSync } from 'node:fs';
-import { chmod, mkdir, readFile, readdir } from '../fs-async';
+import { chmod, lstat, mkdir, readdir, unlink } from '../fs-async';
+import { readRegularFileIfExists, UnsafeFileError } from '../fs-safe';
 import { join } from 'node:path';
 import { taskDir, tasksDir } from '../context';
 import { writeFileAtomic } from '../fs-atomic';
 import { FleetError, TaskFileError } from '../errors';
 import { withDirLock } from './lock';
+import { pidExists } from '../proc';
 import { parseTaskText } from './parse';
 import type { Task } from './schema';
 import { serializeTask } from './serialize';
@@ -13,22 +15,31 @@ import { assertSlug, isValidSlug } from './slug';
 
 export const TASK_FILE = 'task.json';
 
+/** A task record is a few kilobytes; anything this big is not one, and is not read. */
+export const MAX_TASK_BYTES = 1024 * 1024;
+
 export function taskFile(home: string, slug: string): string {
   return join(taskDir(home, slug), TASK_FILE);
 }
 
 /** Reads a task; null when it does not exist. Throws TaskFileError when it does not parse or validate. */
 export async function readTask(home: string, slug: string): Promise<Task | null> {
+  return readTaskAndText(home, slug)?.task ?? null;
+}
+
+/** The task and the text it was read from (the serializer copies unchanged values from it). */
+function readTaskAndText(home: string, slug: string): { task: Task; text: string } | null {
   assertSlug(slug);
   const file = taskFile(home, slug);
-  let text: string;
+  let text: string | null;
   try {
-    text = await readFile(file, 'utf8');
+    // Not followed if a link, not read if a FIFO or a device: see docs/tasks.md#reading-files-safely.
+    text = readRegularFileIfExists(file, MAX_TASK_BYTES);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new TaskFileError(file, `cannot be read (${(err as Error).message})`);
+    if (err instanceof UnsafeFileError) throw new TaskFileError(file, err.problem);
+    throw err;
   }
-  return parseTaskText(text, file);
+  return text === null ? null : { task: parseTaskText(text, file), text };
 }
 
 async function ensureDir(dir: string): Promise<void> {
@@ -65,14 +76,50 @@ export async function updateTask(
     }
   }
   return withDirLock(dir, async () => {
-    const current = await readTask(home, slug);
+    const read = readTaskAndText(home, slug);
+    const current = read?.task ?? null;
     const next = await fn(current);
     if (next === null) return current;
     const now = new Date().toISOString();
     const stamped: Task = { ...next, slug, createdAt: next.createdAt ?? now, updatedAt: now };
-    await writeFileAtomic(taskFile(home, slug), serializeTask(stamped));
+    await writeFileAtomic(taskFile(home, slug), serializeTask(stamped, read?.text));
+    await removeLeftovers(dir);
     return stamped;
   });
+}
+
+/** `.task.json.<pid>.<time>.<n>.tmp` (src/fs-atomic.ts) and `.lock.stale-<pid>-<ms>` (./lock.ts): the writer's pid. */
+const LEFTOVER_RE = /^(?:\.task\.json\.(\d+)\..*\.tmp|\.lock\.stale-(\d+)-\d+)$/;
+/** A writer holds a temp file or a moved-aside lock for milliseconds; one this old, of a dead pid, is litter. */
+export const LEFTOVER_AGE_MS = 60_000;
+
+/**
+ * Removes the temp files and moved-aside locks that a writer killed mid-way
+ * (kill -9) left in a task directory: those of dead pids, older than a
+ * minute. Runs after each write, under the lock. Best effort.
+ */
+export async function removeLeftovers(dir: string, now: number = Date.now()): Promise<string[]> {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = LEFTOVER_RE.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1] ?? m[2]);
+    if (pidExists(pid)) continue;
+    const path = join(dir, name);
+    const st = await lstat(path).catch(() => null);
+    if (!st || st.isDirectory() || now - st.mtimeMs < LEFTOVER_AGE_MS) continue;
+    await unlink(path).then(
+      () => removed.push(name),
+      () => undefined,
+    );
+  }
+  return removed;
 }
 
 export interface TaskEntry {

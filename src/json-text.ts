@@ -1,0 +1,144 @@
+// Where each value sits in a JSON text: the spans the serializer copies back
+// verbatim (a big integer, `1e2`, `"\u00e9"`, a duplicate key or `__proto__`
+// keep the bytes they had; JSON.parse would rewrite or drop them).
+// See docs/tasks.md#unknown-keys.
+
+export type JsonSpan =
+  | { kind: 'object'; start: number; end: number; members: JsonMember[] }
+  | { kind: 'array'; start: number; end: number; items: JsonSpan[] }
+  | { kind: 'scalar'; start: number; end: number };
+
+export interface JsonMember {
+  /** The key, decoded. */
+  key: string;
+  /** The key as written, quotes included. */
+  keyStart: number;
+  keyEnd: number;
+  value: JsonSpan;
+}
+
+const WS = new Set([' ', '\t', '\n', '\r']);
+
+/** The spans of a text that JSON.parse accepts; throws (a number, the offset) on anything else. */
+export function scanJson(text: string): JsonSpan {
+  let i = 0;
+  const fail = (): never => {
+    throw i;
+  };
+  const ws = () => {
+    while (i < text.length && WS.has(text[i] as string)) i++;
+  };
+  const str = (): void => {
+    if (text[i] !== '"') fail();
+    i++;
+    for (;;) {
+      const c = text[i];
+      if (c === undefined) fail();
+      i++;
+      if (c === '"') return;
+      if (c === '\\') i++;
+    }
+  };
+  const value = (): JsonSpan => {
+    ws();
+    const start = i;
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      const members: JsonMember[] = [];
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return { kind: 'object', start, end: i, members };
+      }
+      for (;;) {
+        ws();
+        const keyStart = i;
+        str();
+        const keyEnd = i;
+        ws();
+        if (text[i] !== ':') fail();
+        i++;
+        const v = value();
+        members.push({ key: JSON.parse(text.slice(keyStart, keyEnd)) as string, keyStart, keyEnd, value: v });
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === '}') {
+          i++;
+          return { kind: 'object', start, end: i, members };
+        } else fail();
+      }
+    }
+    if (c === '[') {
+      i++;
+      const items: JsonSpan[] = [];
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return { kind: 'array', start, end: i, items };
+      }
+      for (;;) {
+        items.push(value());
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === ']') {
+          i++;
+          return { kind: 'array', start, end: i, items };
+        } else fail();
+      }
+    }
+    if (c === '"') {
+      str();
+      return { kind: 'scalar', start, end: i };
+    }
+    // true, false, null, a number: up to the next delimiter.
+    while (i < text.length && !WS.has(text[i] as string) && !',:]}'.includes(text[i] as string)) i++;
+    if (i === start) fail();
+    return { kind: 'scalar', start, end: i };
+  };
+  const root = value();
+  ws();
+  if (i < text.length) fail();
+  return root;
+}
+
+/** The span at path (object keys: the last of duplicates, as JSON.parse reads; array indices), with its parent. */
+function spanAt(root: JsonSpan, path: readonly (string | number)[]): { span: JsonSpan; parent: JsonSpan | null } | null {
+  let span = root;
+  let parent: JsonSpan | null = null;
+  for (const seg of path) {
+    parent = span;
+    if (span.kind === 'object' && typeof seg === 'string') {
+      const m = span.members.filter((x) => x.key === seg).pop();
+      if (!m) return null;
+      span = m.value;
+    } else if (span.kind === 'array' && typeof seg === 'number') {
+      const item = span.items[seg];
+      if (!item) return null;
+      span = item;
+    } else return null;
+  }
+  return { span, parent };
+}
+
+/**
+ * The text with the member or element at path removed, with its comma; the
+ * bytes around it are untouched. The text unchanged when path names nothing.
+ */
+export function removeAt(text: string, path: readonly (string | number)[]): string {
+  if (path.length === 0) return text;
+  const found = spanAt(scanJson(text), path);
+  if (!found || !found.parent || found.parent.kind === 'scalar') return text;
+  const { parent } = found;
+  // Each entry as [start, end]: a member from its key, an element from its value.
+  const entries =
+    parent.kind === 'object'
+      ? parent.members.map((m) => [m.keyStart, m.value.end] as const)
+      : parent.items.map((s) => [s.start, s.end] as const);
+  const spanIndex =
+    parent.kind === 'object' ? parent.members.findIndex((m) => m.value === found.span) : parent.items.indexOf(found.span);
+  const [start, end] = entries[spanIndex] as readonly [number, number];
+  if (entries.length === 1) return text.slice(0, parent.start + 1) + text.slice(parent.end - 1);
+  if (spanIndex === entries.length - 1) return text.slice(0, (entries[spanIndex - 1] as readonly [number, number])[1]) + text.slice(end);
+  return text.slice(0, start) + text.slice((entries[spanIndex + 1] as readonly [number, number])[0]);
+}
