@@ -79,7 +79,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       await expectAgentsLive(world, 1);
     });
 
-    timed('b: takeover without --force is refused while the Driver runs', async () => {
+    timed('b, live Driver: takeover without --force is refused while the Driver runs', async () => {
       const r = await world.fleet(['takeover', 'ta', '--as', OTHER]);
       expect(r.exitCode).toBe(9);
       expect((await world.readTask('ta')).driverSid).toBe(driver.sid);
@@ -112,7 +112,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
     });
 
     if (traits.parks) {
-      timed('d, e, b: a park with Left: @fleet-hop tab → job, follow alive on both rows, @fleet-agent the job\'s; the tab killed while its job runs: takeover refused', async () => {
+      timed('d, e, b parked: a park with Left: @fleet-hop tab → job, follow alive on both rows, @fleet-agent the job\'s; the tab killed while its job runs: takeover refused', async () => {
         const tab = await world.spawn('td');
         await world.typeLine(tab.session, 'write a haiku about tmux');
         // Offline the agent retries the API and stays busy: the moment a park is offered.
@@ -189,7 +189,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       });
     }
 
-    timed('b: an unparked Driver\'s process killed: gone, takeover allowed', async () => {
+    timed('b, killed Driver: an unparked Driver\'s process killed: gone, takeover allowed', async () => {
       process.kill(driver.row.pid, 'SIGKILL');
       const other = await until(async () => {
         const r = await world.fleet(['owner', 'ta', '--as', OTHER]);
@@ -201,7 +201,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       expect((await world.readTask('ta')).driverSid).toBe(OTHER);
     });
 
-    timed('the world closes leaving no process of its HOME (daemon stopped, server killed)', async () => {
+    timed('close: the world closes leaving no process of its HOME (daemon stopped, server killed)', async () => {
       closed = true;
       await world.claude(['daemon', 'stop', '--any']);
       await world.tmux(['kill-server']).catch(() => '');
