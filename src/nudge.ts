@@ -3,6 +3,7 @@
 // now. A leaf module: spawn, stamp, takeover and sweep nudge without knowing
 // the supervisor (docs/status.md#the-supervisor). Nothing here starts a process.
 import { readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { readRegularFile } from './fs-safe';
 import { join } from 'node:path';
 import { runDir, type SocketChoice } from './context';
 import { pidExists, procStartTicks } from './proc';
@@ -30,7 +31,8 @@ export function pidFileContent(pid: number = process.pid): string {
 /** The live process a pid file names, or null (missing, stale, or pid reused). */
 export function livePidFromFile(file: string): number | null {
   try {
-    const [pidText, ticks] = readFileSync(file, 'utf8').trim().split(/\s+/);
+    // Never a FIFO or a link: see docs/tasks.md#reading-files-safely.
+    const [pidText, ticks] = readRegularFile(file, 256).trim().split(/\s+/);
     const pid = Number(pidText);
     if (!pidExists(pid)) return null;
     if (ticks && ticks !== '-' && String(procStartTicks(pid)) !== ticks) return null;
@@ -76,6 +78,23 @@ export function serverSocketPath(socket: SocketChoice, env: NodeJS.ProcessEnv = 
 }
 
 /**
+ * The pid is a `tmux-fleet supervise` of this user, as /proc shows it (real
+ * uid, and `supervise` among its arguments). A pid file is only a claim: one
+ * forged in a run directory someone else could write must never make us
+ * signal another process. Where /proc cannot tell: false (no nudge; the
+ * supervisor also watches the files).
+ */
+export function isOwnSupervisor(pid: number): boolean {
+  try {
+    const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    if (uid === undefined || Number(uid) !== process.getuid?.()) return false;
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('supervise');
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Asks live supervisors to re-render now (SIGUSR2). With a known socket path
  * only that server's supervisor is nudged, else every supervisor of this home.
  * Never throws: a nudge is a courtesy, the supervisor also watches the files.
@@ -89,7 +108,7 @@ export function nudgeSupervisors(home: string, socketPath?: string | null): void
           .map((n) => join(runDir(home), n));
     for (const file of files) {
       const pid = livePidFromFile(file);
-      if (pid !== null) {
+      if (pid !== null && isOwnSupervisor(pid)) {
         try {
           process.kill(pid, 'SIGUSR2');
         } catch {
