@@ -250,7 +250,8 @@ async function benchOwner() {
   });
   // What the helper's files weigh (scripts/build.mjs): owner on a decided task reads only the first.
   const kb = (f) => `${(statSync(join(root, 'dist', f)).size / 1024).toFixed(0)} KB`;
-  note(`| a | built files: \`dist/tmux-fleet.cjs\` / \`deps/execa.cjs\` / \`deps/yargs.cjs\` | ${['tmux-fleet.cjs', 'deps/execa.cjs', 'deps/yargs.cjs'].map(kb).join(' / ')} | reference | |`);
+  const files = ['tmux-fleet.cjs', ...readdirSync(join(root, 'dist', 'deps')).filter((f) => f.endsWith('.cjs')).sort().map((f) => `deps/${f}`)];
+  note(`| a | built files: ${files.map((f) => `\`${f}\``).join(' / ')} | ${files.map(kb).join(' / ')} | reference | |`);
   killServer(server);
 }
 
