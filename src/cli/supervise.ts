@@ -2,7 +2,9 @@ import { registryDir, type Context } from '../context';
 import { FleetError } from '../errors';
 import { Tmux } from '../tmux';
 import { appendLog } from '../log';
+import { intervalMs as pollIntervalMs } from '../options';
 import { DriverProcessRecorder } from '../ownership/driver-process';
+import { PaneStamper } from '../ownership/pane-stamper';
 import { makeRender, supervisorFormats } from '../status/render';
 import { Supervisor } from '../status/supervisor';
 import type { Args } from './types';
@@ -13,15 +15,16 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   const head = await probe.run(['display-message', '-p', '#{socket_path}\t#{pid}\t#{@fleet-interval}']);
   const [socketPath = '', pidText = '', intervalText = ''] = head.replace(/\n$/, '').split('\t');
   if (!socketPath) throw new FleetError(`${probe.describeServer()} did not tell its socket path`);
-  const seconds = Number(intervalText);
-  const intervalMs = Number.isFinite(seconds) && seconds > 0 ? Math.max(250, seconds * 1000) : 2000;
+  const intervalMs = pollIntervalMs(intervalText);
   const tmux = new Tmux({ path: socketPath });
   let supervisor: Supervisor | null = null;
   const recorder = new DriverProcessRecorder(ctx.home, (message) => appendLog(ctx.home, 'supervise', message));
-  const render = makeRender(ctx.home, registryDir(ctx.env), (data) => {
+  const stamper = new PaneStamper(ctx, tmux, () => supervisor?.wake());
+  const render = makeRender(ctx.home, registryDir(ctx.env), (data, proof) => {
     if (data.pidsExist) supervisor?.watchPids(data.pidsExist);
-    // Not awaited: a task write never holds up the status line; its own watch brings the next wake.
+    // Not awaited: a task write or a stamp never holds up the status line; each brings its own wake.
     void recorder.record(data.tasks, data.rows);
+    stamper.apply(proof.actions);
   });
   supervisor = new Supervisor({
     tmux,

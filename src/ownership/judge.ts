@@ -139,19 +139,21 @@ export function paneReadFromSessions(sessions: ReadonlyMap<string, NonceStamp> |
 }
 
 /**
- * Liveness of a session id from data already read (docs/ownership.md#liveness): live when a
- * registry row holds it and its process is alive, or, with no row, a tmux
- * session carries it as its stamp; gone when neither; unknown when the registry
- * cannot be read.
+ * Liveness of a session id from data already read (docs/ownership.md#liveness):
+ * its registry rows (following a park); with no row, a task's record of the
+ * Driver's process; with neither, live when a tmux session carries it as its
+ * stamp, else gone; unknown when the registry cannot be read.
  */
 export function livenessFromSnapshot(
   sid: string,
-  registry: { readable: boolean; rows: readonly LiveRow[] },
+  registry: { readable: boolean; rows: readonly LiveRow[]; recorded?: ReadonlyMap<string, Liveness> },
   stamps: ReadonlySet<string> | null,
 ): Liveness {
   if (!registry.readable) return 'unknown';
   const fromRows = sidLivenessFromRows(sid, registry.rows);
   if (fromRows !== null) return fromRows;
+  const recorded = registry.recorded?.get(sid);
+  if (recorded !== undefined) return recorded;
   if (stamps === null) return 'unknown';
   return stamps.has(sid) ? 'live' : 'gone';
 }
@@ -177,7 +179,7 @@ export function judgeFromSnapshot(args: {
   taskError?: string;
   asker: string;
   sessions: ReadonlyMap<string, NonceStamp> | null;
-  registry: { readable: boolean; rows: readonly LiveRow[] };
+  registry: { readable: boolean; rows: readonly LiveRow[]; recorded?: ReadonlyMap<string, Liveness> };
 }): Decision {
   const sessions = args.sessions;
   // Built only when a liveness is asked for, once per sessions map.

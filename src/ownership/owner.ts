@@ -6,7 +6,7 @@ import { TaskFileError, UsageError } from '../errors';
 import type { Liveness } from '../registry/liveness';
 import { readTask } from '../tasks/store';
 import { assertSlug } from '../tasks/slug';
-import type { Handover, Task } from '../tasks/schema';
+import { ownerSid, type Handover, type Task } from '../tasks/schema';
 import { Tmux, type TmuxReads } from '../tmux/client';
 import { readAsker, readPaneAndAsker, readStamps, type AskerRead, type PaneRead } from '../tmux/session-marks';
 import { decide, lastHandover, livenessNeeded, paneToRead, type Decision } from './judge';
@@ -59,11 +59,12 @@ export interface Judgement {
 }
 
 /** Liveness of one session id: the registry, else whether a tmux session carries it as its stamp. */
-export async function livenessOf(tmux: TmuxReads, env: NodeJS.ProcessEnv, sid: string): Promise<Liveness> {
+export async function livenessOf(tmux: TmuxReads, env: NodeJS.ProcessEnv, sid: string, task?: Task | null): Promise<Liveness> {
   // Imported here: most verdicts (the asker is the owner) need no liveness, and the registry's schema costs start-up time.
   const [{ readRegistry }, { sessionLiveness }] = await Promise.all([import('../registry/reader'), import('../registry/liveness')]);
   const snapshot = await readRegistry(registryDir(env));
-  return sessionLiveness(sid, snapshot, async () => (await readStamps(tmux))?.has(sid) ?? false);
+  const recorded = task && task.driverPid !== undefined ? { sid: ownerSid(task), pid: task.driverPid, procStart: task.driverProcStart } : undefined;
+  return sessionLiveness(sid, snapshot, async () => (await readStamps(tmux))?.has(sid) ?? false, recorded);
 }
 
 /**
@@ -92,7 +93,7 @@ export async function judgeLoaded(
   const who: Asker = asker ?? { sid: '', from: 'none' };
   const base = { slug, task, taskError: taskError?.message, asker: who.sid, paneRead };
   const need = livenessNeeded(base);
-  const liveness: Liveness | null = need === null ? null : await livenessOf(tmux, ctx.env, need);
+  const liveness: Liveness | null = need === null ? null : await livenessOf(tmux, ctx.env, need, task);
   const decision = decide({ ...base, liveness: () => liveness ?? 'unknown' });
   return { slug, decision, asker: who, task, taskError, paneRead };
 }

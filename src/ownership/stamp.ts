@@ -7,7 +7,7 @@ import type { Context } from '../context';
 import { registryDir } from '../context';
 import { errorMessage } from '../errors';
 import { appendLog } from '../log';
-import { collapseSpaces } from '../proc';
+import { collapseSpaces, procStartLstart, readProcStat } from '../proc';
 import { rowsWithLiveness } from '../registry/liveness';
 import { readRegistry } from '../registry/reader';
 import type { RegistryRow } from '../registry/schema';
@@ -114,25 +114,58 @@ export function clearHandover(
 
 /** The whole hook. Never throws; returns what it did (for tests and the log). */
 export async function runStamp(ctx: Context, input: { sidFlag?: unknown; stdinText: string }): Promise<StampOutcome> {
+  let hook: HookInput;
+  try {
+    hook = hookInput(input.sidFlag, input.stdinText);
+  } catch (err) {
+    appendLog(ctx.home, 'stamp', errorMessage(err));
+    return { stamped: false, handedOver: [], problems: [errorMessage(err)] };
+  }
+  const pane = ctx.env.TMUX_PANE;
+  if (!pane || !/^%\d+$/.test(pane)) {
+    const msg = `outside tmux (no $TMUX_PANE): ${hook.sid} not stamped`;
+    appendLog(ctx.home, 'stamp', msg);
+    return { stamped: false, handedOver: [], problems: [msg] };
+  }
+  // The hook is a child of the agent: its own ancestry proves which process runs it.
+  return stampPane(ctx, new Tmux(ctx.socket), pane, hook, { runByAgent: true });
+}
+
+/** The pid and start time of the recorded Driver is an ancestor of this process (the hook runs under the agent). */
+function runByDriver(task: Task): boolean {
+  if (task.driverPid === undefined || !task.driverProcStart) return false;
+  const recorded = task.driverProcStart;
+  let pid = process.ppid;
+  for (let depth = 0; pid > 1 && depth < 32; depth++) {
+    const stat = readProcStat(pid);
+    if (stat === null) return false;
+    if (pid === task.driverPid) return String(stat.startTicks) === recorded || procStartLstart(pid) === collapseSpaces(recorded);
+    pid = stat.ppid;
+  }
+  return false;
+}
+
+/**
+ * Stamps the session holding `pane` with `hook.sid` and does what a stamp
+ * does: resolves that session's pending task (nonce proven) and hands a
+ * Driver's tasks over across /clear when the same process is proven (its
+ * registry row, or for the hook its own ancestry). One code path for the
+ * SessionStart hook and for the supervisor's stamp by ancestry
+ * (docs/ownership.md#the-stamp). Never throws.
+ */
+export async function stampPane(
+  ctx: Context,
+  tmux: Tmux,
+  pane: string,
+  hook: HookInput,
+  how: { runByAgent: boolean; nudge?: boolean },
+): Promise<StampOutcome> {
   const out: StampOutcome = { stamped: false, handedOver: [], problems: [] };
   const problem = (msg: string) => {
     out.problems.push(msg);
     appendLog(ctx.home, 'stamp', msg);
   };
   try {
-    let hook: HookInput;
-    try {
-      hook = hookInput(input.sidFlag, input.stdinText);
-    } catch (err) {
-      problem(errorMessage(err));
-      return out;
-    }
-    const pane = ctx.env.TMUX_PANE;
-    if (!pane || !/^%\d+$/.test(pane)) {
-      problem(`outside tmux (no $TMUX_PANE): ${hook.sid} not stamped`);
-      return out;
-    }
-    const tmux = new Tmux(ctx.socket);
     let read: StampRead;
     try {
       read = await stampSession(tmux, pane, hook.sid);
@@ -174,7 +207,9 @@ export async function runStamp(ctx: Context, input: { sidFlag?: unknown; stdinTe
             let owned = false;
             await updateTask(ctx.home, slug, (cur) => {
               owned = cur !== null && ownerSid(cur) === read.previous;
-              const next = clearHandover(cur, read.previous, hook.sid, row, row !== undefined, {
+              // The proof: the new id's live row is the recorded process, or the hook runs under it.
+              const proof = row ?? (cur && how.runByAgent && runByDriver(cur) ? processRowOf(cur, hook.sid) : undefined);
+              const next = clearHandover(cur, read.previous, hook.sid, proof, proof !== undefined, {
                 source: hook.source,
                 session: read.session,
                 at: new Date().toISOString(),
@@ -185,7 +220,7 @@ export async function runStamp(ctx: Context, input: { sidFlag?: unknown; stdinTe
             if (handed) out.handedOver.push(slug);
             else if (owned) {
               problem(
-                `task ${slug}: ${hook.sid} replaced ${read.previous} in ${read.session} (${hook.source}) but the registry does not prove the same process; not handed over (tmux-fleet takeover ${slug} does it on purpose)`,
+                `task ${slug}: ${hook.sid} replaced ${read.previous} in ${read.session} (${hook.source}) but neither the registry nor the process tree proves the same process; not handed over (tmux-fleet takeover ${slug} does it on purpose)`,
               );
             }
           } catch (err) {
@@ -194,9 +229,14 @@ export async function runStamp(ctx: Context, input: { sidFlag?: unknown; stdinTe
         }
       }
     }
-    nudgeSupervisors(ctx.home, socketPathFromTmuxEnv(ctx.env));
+    if (how.nudge !== false) nudgeSupervisors(ctx.home, socketPathFromTmuxEnv(ctx.env));
   } catch (err) {
     problem(`unexpected: ${errorMessage(err)}`);
   }
   return out;
+}
+
+/** The recorded Driver's process as a row of `sid` (the proof when the hook runs under it and its row is not rewritten yet). */
+function processRowOf(task: Task, sid: string): RegistryRow {
+  return { pid: task.driverPid as number, sessionId: sid, procStart: task.driverProcStart };
 }

@@ -129,20 +129,43 @@ export function sidLivenessFromRows(sid: string, rows: readonly LiveRow[]): Live
   return mostAlive([own, ...(end ? [end.liveness] : [])]);
 }
 
+/** A task's record of its Driver's process (driverPid, driverProcStart), taken from its registry row. */
+export interface RecordedProcess {
+  sid: string;
+  pid: number;
+  procStart?: string;
+}
+
 /**
- * Liveness of a session id: from the registry (above); with no row holding it,
- * live when a tmux session carries it as its stamp, else gone; unknown when
- * the registry cannot be read. `stamped` is called only when no row holds the
- * id (a function, so the caller can skip the tmux read).
+ * The liveness of recorded Driver processes, by session id: what decides when
+ * no registry row holds the id any more (an agent that exited removes its
+ * row, while its tmux session may still carry the stamp).
+ */
+export async function recordedLiveness(recorded: readonly RecordedProcess[]): Promise<Map<string, Liveness>> {
+  const rows: RegistryRow[] = recorded.map((r) => ({ pid: r.pid, sessionId: r.sid, ...(r.procStart ? { procStart: r.procStart } : {}) }));
+  const live = rows.length > 0 ? await rowsWithLiveness(rows) : [];
+  const out = new Map<string, Liveness>();
+  for (const r of live) out.set(r.row.sessionId, mostAlive([out.get(r.row.sessionId) ?? 'gone', r.liveness]) as Liveness);
+  return out;
+}
+
+/**
+ * Liveness of a session id: from the registry (above); with no row holding
+ * it, from the task's record of its Driver's process when there is one, else
+ * live when a tmux session carries it as its stamp (an agent that writes no
+ * registry), else gone; unknown when the registry cannot be read. `stamped`
+ * is called only when needed (a function, so the caller can skip the tmux read).
  */
 export async function sessionLiveness(
   sid: string,
   snapshot: { readable: boolean; entries: readonly { row: RegistryRow }[] },
   stamped: () => Promise<boolean>,
+  recorded?: RecordedProcess,
 ): Promise<Liveness> {
   if (!snapshot.readable) return 'unknown';
   const fromRows = sidLivenessFromRows(sid, await liveRows(snapshot));
   if (fromRows !== null) return fromRows;
+  if (recorded && recorded.sid === sid) return (await recordedLiveness([recorded])).get(sid) ?? 'gone';
   return (await stamped()) ? 'live' : 'gone';
 }
 

@@ -1,6 +1,9 @@
 // The supervisor's render step: from one tmux snapshot to the segment values
 // of every session and the hop toasts. Reads files; starts no process.
+import { PaneProofs, type PaneProof } from '../ownership/pane-agents';
+import { pidExists } from '../proc';
 import { HopTracker } from '../registry/hop';
+import { ownerSid } from '../tasks/schema';
 import type { TmuxSnapshot } from '../tmux/snapshot';
 import { agentSegment, hopSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
 import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
@@ -11,19 +14,30 @@ export function supervisorFormats(): Record<string, string> {
   return { ...styleFormats(), interval: '#{@fleet-interval}' };
 }
 
-/** `onData`: the tasks, rows and pid checks of every wake (the supervisor watches the pids for deaths and records Drivers' processes). */
-export function makeRender(home: string, registry: string, onData?: (data: FleetData) => void): Render {
+/**
+ * `onData`: the tasks, rows, pid checks and pane proof of every wake (the
+ * supervisor watches the pids for deaths, records Drivers' processes and sets
+ * the stamps the proof calls for).
+ */
+export function makeRender(home: string, registry: string, onData?: (data: FleetData, proof: PaneProof) => void): Render {
   const tracker = new HopTracker();
   const source = new CachedFleetData(home, registry);
+  const proofs = new PaneProofs();
   return async (snapshot: TmuxSnapshot, hint: RenderHint): Promise<Rendered> => {
     const data = await source.load(!hint.registryOnly, hint.registryChanged);
-    onData?.(data);
-    const view = computeView(snapshot, data, tracker);
+    const bySlug = new Map(data.tasks.map((t) => [t.slug, t.task ?? null]));
+    const driverPidOf = (slug: string, stamp: string): number | null => {
+      const task = bySlug.get(slug);
+      return task && ownerSid(task) === stamp && task.driverPid !== undefined ? task.driverPid : null;
+    };
+    const proof = proofs.update(snapshot.sessions, snapshot.panes, data.rows, driverPidOf, pidExists);
+    onData?.(data, proof);
+    const view = computeView(snapshot, data, tracker, proof.gone);
     const styles = stylesFrom(snapshot.config);
     const values = new Map<string, Record<SegmentOption, string>>();
     for (const s of view.sessions) {
       values.set(s.session, {
-        '@fleet-owner': s.slug && s.decision ? ownerSegment(s.slug, s.decision, styles) : '',
+        '@fleet-owner': s.slug && s.decision ? ownerSegment(s.slug, s.decision, styles, s.agentGone) : '',
         '@fleet-hop': hopSegment(s.hop, styles),
         '@fleet-agent': agentSegment(s.hop, styles),
       });

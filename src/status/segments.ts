@@ -1,7 +1,8 @@
 // The three status segments, as text. Pure. Data (slugs, session ids, job ids,
 // agent states) has every '#' doubled; markup comes only from the user's
-// @fleet-style-* options (see scripts/variables.sh).
+// @fleet-icon-* and @fleet-style-* options (defaults: scripts/option-defaults.json).
 import type { Decision } from '../ownership/judge';
+import { optionValue } from '../options';
 import { renderAgent, renderHop, type SessionHop } from '../registry/hop';
 import { sid8 } from '../registry/hop';
 import { escapeFormat } from '../tmux/args';
@@ -35,14 +36,17 @@ export function styleFormats(): Record<string, string> {
 }
 
 /**
- * Styles from option values read with styleFormats(). The defaults live in one
- * place, scripts/variables.sh, which the plugin writes into the global options;
- * an unset (or empty) option draws without icon or style.
+ * Styles from option values read with styleFormats(). An unset (or empty)
+ * option takes its default from the one table (src/options.ts); a single
+ * space draws no icon, or no style.
  */
 export function stylesFrom(values: Record<string, string | undefined>): Styles {
   const out = {} as Styles;
   for (const k of STYLE_KEYS) {
-    out[k] = { icon: (values[`icon-${k}`] ?? '').trim(), style: (values[`style-${k}`] ?? '').trim() };
+    out[k] = {
+      icon: optionValue(`@fleet-icon-${k}`, values[`icon-${k}`]).trim(),
+      style: optionValue(`@fleet-style-${k}`, values[`style-${k}`]).trim(),
+    };
   }
   return out;
 }
@@ -79,7 +83,9 @@ export function ownerText(slug: string, d: Decision): string {
   }
 }
 
-export function ownerSegment(slug: string, d: Decision, styles: Styles): string {
+/** `agentGone`: the session's own stamp owns the task, but the stamped agent no longer runs in its panes. */
+export function ownerSegment(slug: string, d: Decision, styles: Styles, agentGone = false): string {
+  if (agentGone && d.verdict === 0) return segment(styles.unknown, `? ${slug}: agent gone`);
   return segment(styles[ownerState(d)], ownerText(slug, d));
 }
 

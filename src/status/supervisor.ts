@@ -104,6 +104,11 @@ export class Supervisor {
   }
 
   private onNudge = () => this.schedule(true);
+
+  /** Asks for a wake that reads tmux again (after the supervisor itself changed a session, e.g. a stamp). */
+  wake(): void {
+    this.schedule(true);
+  }
   private onStop = () => this.stop(0, 'stopped by signal');
 
   private alivePids: number[] = [];

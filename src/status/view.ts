@@ -3,7 +3,7 @@
 // tmux snapshot, the task files and the registry. The supervisor, `tasks` and
 // the dashboard all use it, so they never disagree.
 import { judgeFromSnapshot, type Decision } from '../ownership/judge';
-import { LivenessReader, liveRows, type LiveRow } from '../registry/liveness';
+import { LivenessReader, liveRows, recordedLiveness, type Liveness, type LiveRow, type RecordedProcess } from '../registry/liveness';
 import { CachedRegistryReader, readRegistry, type RegistrySnapshot } from '../registry/reader';
 import { HopTracker, type HopEvent, type SessionHop } from '../registry/hop';
 import { errorMessage } from '../errors';
@@ -19,12 +19,29 @@ export interface FleetData {
   rows: LiveRow[];
   /** Whether each pid named by the rows existed when liveness was judged (the supervisor's cached load only). */
   pidsExist?: ReadonlyMap<number, boolean>;
+  /** Liveness of the Driver processes tasks recorded, for owners no registry row holds any more. */
+  recorded: ReadonlyMap<string, Liveness>;
+}
+
+/** The recorded Driver processes of owners that no registry row holds (docs/ownership.md#liveness). */
+async function recordedDrivers(tasks: readonly TaskEntry[], rows: readonly LiveRow[]): Promise<ReadonlyMap<string, Liveness>> {
+  const held = new Set(rows.map((r) => r.row.sessionId));
+  const recorded: RecordedProcess[] = [];
+  for (const t of tasks) {
+    const task = t.task;
+    const owner = task ? ownerSid(task) : '';
+    if (task && owner !== '' && task.driverPid !== undefined && !held.has(owner)) {
+      recorded.push({ sid: owner, pid: task.driverPid, procStart: task.driverProcStart });
+    }
+  }
+  return recorded.length > 0 ? recordedLiveness(recorded) : new Map();
 }
 
 /** Task files and the registry with liveness: file reads and system calls, no process where /proc exists. */
 export async function loadFleetData(home: string, registry: string): Promise<FleetData> {
   const [tasks, reg] = await Promise.all([listTasks(home), readRegistry(registry)]);
-  return { tasks, registry: reg, rows: await liveRows(reg) };
+  const rows = await liveRows(reg);
+  return { tasks, registry: reg, rows, recorded: await recordedDrivers(tasks, rows) };
 }
 
 /** The same for a long-lived reader (the supervisor): unchanged files are not read again, start times are kept. */
@@ -51,7 +68,7 @@ export class CachedFleetData {
     ]);
     this.lastTasks = tasks;
     const rows = await this.liveness.liveRows(reg);
-    return { tasks, registry: reg, rows, pidsExist: this.liveness.lastExists };
+    return { tasks, registry: reg, rows, pidsExist: this.liveness.lastExists, recorded: await recordedDrivers(tasks, rows) };
   }
 }
 
@@ -64,6 +81,8 @@ export interface SessionView {
   hop: SessionHop | undefined;
   created: number;
   attached: boolean;
+  /** The stamped agent is gone from the session's panes (docs/ownership.md#the-stamp-without-the-hook). */
+  agentGone: boolean;
 }
 
 export interface TaskView {
@@ -98,11 +117,11 @@ function taskBySlug(tasks: readonly TaskEntry[]): Map<string, TaskEntry> {
  * Computes the whole view. The tracker keeps the previous chain ends, so a
  * change of chain end (a park, or the work coming back) comes out as an event.
  */
-export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker: HopTracker): FleetView {
+export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker: HopTracker, agentGone: ReadonlySet<string> = new Set()): FleetView {
   // No snapshot: tmux could not be read, so pending verdicts are 5 (cannot tell), never guesses.
   const nonceStamps = snap ? new Map<string, NonceStamp>(snap.sessions.map((s) => [s.name, { nonce: s.nonce, stamp: s.stamp }])) : null;
-  const snapshot: TmuxSnapshot = snap ?? { sessions: [], clients: [], config: {} };
-  const registry = { readable: data.registry.readable, rows: data.rows };
+  const snapshot: TmuxSnapshot = snap ?? { sessions: [], clients: [], panes: [], config: {} };
+  const registry = { readable: data.registry.readable, rows: data.rows, recorded: data.recorded };
   const bySlug = taskBySlug(data.tasks);
   const judge = (slug: string, asker: string): Decision => {
     const entry = bySlug.get(slug);
@@ -139,6 +158,7 @@ export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker:
       hop: update.sessions.get(s.name),
       created: Number(s.created) || 0,
       attached: s.attached !== '' && s.attached !== '0',
+      agentGone: agentGone.has(s.name),
     });
   }
 

@@ -1,5 +1,6 @@
 // One read of everything the status side needs: every session with its fleet
-// options, and every client, in a single tmux invocation.
+// options, every pane with its process, and every client, in a single tmux
+// invocation.
 import { FIELD_SEP } from './args';
 import { parseRows, type Tmux } from './client';
 
@@ -19,14 +20,25 @@ export const CLIENT_FIELDS = {
   name: '#{client_name}',
   session: '#{session_name}',
   control: '#{client_control_mode}',
+  /** @fleet-message-time as this client's session sees it: how long its toasts stay. */
+  messageTime: '#{@fleet-message-time}',
+} as const;
+
+/** A pane and its first process: the supervisor proves which agent runs in it by ancestry (docs/ownership.md#the-stamp-without-the-hook). */
+export const PANE_FIELDS = {
+  session: '#{session_name}',
+  id: '#{pane_id}',
+  pid: '#{pane_pid}',
 } as const;
 
 export type SessionSnap = Record<keyof typeof SESSION_FIELDS, string>;
+export type PaneSnap = Record<keyof typeof PANE_FIELDS, string>;
 export type ClientSnap = Record<keyof typeof CLIENT_FIELDS, string>;
 
 export interface TmuxSnapshot {
   sessions: SessionSnap[];
   clients: ClientSnap[];
+  panes: PaneSnap[];
   /** Values of the extra formats asked for (global options, server facts). */
   config: Record<string, string>;
 }
@@ -34,6 +46,7 @@ export interface TmuxSnapshot {
 const S = 'S';
 const C = 'C';
 const K = 'K';
+const P = 'P';
 
 function format(tag: string, fields: Record<string, string>): string {
   return [tag, ...Object.values(fields)].join(FIELD_SEP);
@@ -50,15 +63,18 @@ export async function readSnapshot(tmux: Tmux, extra: Record<string, string> = {
   const cmds: string[][] = [
     ['list-sessions', '-F', format(S, SESSION_FIELDS)],
     ['list-clients', '-F', format(C, CLIENT_FIELDS)],
+    ['list-panes', '-a', '-F', format(P, PANE_FIELDS)],
   ];
   if (extraKeys.length > 0) cmds.push(['display-message', '-p', format(K, extra)]);
   const out = await tmux.chain(cmds);
   const sessionLines: string[] = [];
   const clientLines: string[] = [];
+  const paneLines: string[] = [];
   const config: Record<string, string> = {};
   for (const line of out.split('\n')) {
     if (line.startsWith(S + FIELD_SEP)) sessionLines.push(line.slice(2));
     else if (line.startsWith(C + FIELD_SEP)) clientLines.push(line.slice(2));
+    else if (line.startsWith(P + FIELD_SEP)) paneLines.push(line.slice(2));
     else if (line.startsWith(K + FIELD_SEP)) {
       const values = line.slice(2).split(FIELD_SEP);
       extraKeys.forEach((k, i) => (config[k] = values[i] ?? ''));
@@ -68,5 +84,6 @@ export async function readSnapshot(tmux: Tmux, extra: Record<string, string> = {
     config,
     sessions: parseRows(sessionLines.join('\n'), Object.keys(SESSION_FIELDS) as (keyof typeof SESSION_FIELDS)[]),
     clients: parseRows(clientLines.join('\n'), Object.keys(CLIENT_FIELDS) as (keyof typeof CLIENT_FIELDS)[]),
+    panes: parseRows(paneLines.join('\n'), Object.keys(PANE_FIELDS) as (keyof typeof PANE_FIELDS)[]),
   };
 }

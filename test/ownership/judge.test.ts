@@ -153,5 +153,10 @@ describe('judgeFromSnapshot (the supervisor path: one list-sessions snapshot)', 
     expect(livenessFromSnapshot('z', reg, new Set())).toBe('gone');
     expect(livenessFromSnapshot('z', reg, null)).toBe('unknown');
     expect(livenessFromSnapshot('x', { readable: false, rows: [] }, new Set(['x']))).toBe('unknown');
+    // No row, but the task recorded its Driver's process: that decides over a stamp.
+    const recorded = { readable: true, rows: [], recorded: new Map<string, Liveness>([['r', 'gone'], ['q', 'live']]) };
+    expect(livenessFromSnapshot('r', recorded, new Set(['r']))).toBe('gone');
+    expect(livenessFromSnapshot('q', recorded, new Set())).toBe('live');
+    expect(livenessFromSnapshot('x', { ...recorded, rows: reg.rows }, new Set())).toBe('live'); // a row decides first
   });
 });

@@ -1,0 +1,221 @@
+// Which agent runs in which pane, proven by the kernel
+// (docs/ownership.md#the-stamp-without-the-hook): a live registry row belongs
+// to a pane when the row's process descends from the pane's first process
+// (#{pane_pid}), walking parent pids in /proc/<pid>/stat. The row's own
+// `tmux` field is never used to decide: a renamed session or a stale field
+// would name the wrong pane.
+import { readProcStat } from '../proc';
+import type { LiveRow } from '../registry/liveness';
+import { timeMs } from '../registry/schema';
+import type { PaneSnap } from '../tmux/snapshot';
+
+/** The most parents walked from an agent up to a pane (a shell, a wrapper, npx ...). */
+const MAX_DEPTH = 32;
+
+/**
+ * The ancestors of each process, kept while it runs: a process keeps its
+ * parents until one of them exits, and then the pane is gone too (or the
+ * process was reparented to init, which is no pane). Keyed by pid and start
+ * time, so a reused pid is walked afresh. Only new processes are walked.
+ */
+export class AncestryCache {
+  private readonly chains = new Map<string, number[]>();
+
+  /** The parent pids of `pid` (nearest first), walked once per process. */
+  ancestors(pid: number, startTicks: number): number[] {
+    const key = `${pid}:${startTicks}`;
+    let chain = this.chains.get(key);
+    if (chain === undefined) {
+      chain = [];
+      let cur = readProcStat(pid)?.ppid ?? 0;
+      while (cur > 1 && chain.length < MAX_DEPTH) {
+        chain.push(cur);
+        cur = readProcStat(cur)?.ppid ?? 0;
+      }
+      this.chains.set(key, chain);
+    }
+    return chain;
+  }
+
+  /** Forgets processes not in `keep` (pid:startTicks keys). */
+  prune(keep: ReadonlySet<string>): void {
+    for (const key of this.chains.keys()) if (!keep.has(key)) this.chains.delete(key);
+  }
+
+  get size(): number {
+    return this.chains.size;
+  }
+}
+
+/** A live agent proven to run in a pane. */
+export interface PaneAgent {
+  row: LiveRow['row'];
+  session: string;
+  pane: string;
+  /** Parents between the agent and the pane's process (0: the agent is the pane's process). */
+  depth: number;
+}
+
+/** Rows that run a background job or a daemon never belong to a pane, even when started from one. */
+function isPaneAgentKind(kind: string | undefined): boolean {
+  return kind === undefined || kind === 'interactive';
+}
+
+/**
+ * Every live interactive row whose process descends from a pane's process,
+ * grouped by session, nearest to the pane first (then newest). Where /proc
+ * cannot tell (no stat), nothing is matched.
+ */
+export function matchPaneAgents(panes: readonly PaneSnap[], rows: readonly LiveRow[], cache: AncestryCache): Map<string, PaneAgent[]> {
+  const paneOfPid = new Map<number, PaneSnap>();
+  for (const p of panes) {
+    const pid = Number(p.pid);
+    if (Number.isInteger(pid) && pid > 1) paneOfPid.set(pid, p);
+  }
+  const out = new Map<string, PaneAgent[]>();
+  const keep = new Set<string>();
+  for (const r of rows) {
+    if (r.liveness !== 'live' || !isPaneAgentKind(r.row.kind)) continue;
+    const stat = readProcStat(r.row.pid);
+    if (stat === null) continue;
+    keep.add(`${r.row.pid}:${stat.startTicks}`);
+    const chain = [r.row.pid, ...cache.ancestors(r.row.pid, stat.startTicks)];
+    const depth = chain.findIndex((pid) => paneOfPid.has(pid));
+    if (depth === -1) continue;
+    const pane = paneOfPid.get(chain[depth] as number) as PaneSnap;
+    const list = out.get(pane.session) ?? [];
+    list.push({ row: r.row, session: pane.session, pane: pane.id, depth });
+    out.set(pane.session, list);
+  }
+  cache.prune(keep);
+  for (const list of out.values()) {
+    list.sort((a, b) => a.depth - b.depth || timeMs(b.row.startedAt) - timeMs(a.row.startedAt) || b.row.pid - a.row.pid);
+  }
+  return out;
+}
+
+/** What the supervisor does for one session: stamp it (through the stamp's own code path) or nothing. */
+export interface StampAction {
+  session: string;
+  pane: string;
+  sid: string;
+  /** 'startup' for a first stamp or another process; 'clear' when the same process now holds a new session id. */
+  source: 'startup' | 'clear';
+}
+
+export interface SessionFacts {
+  session: string;
+  /** @claude_session_id ('' when unstamped). */
+  stamp: string;
+  /** Bound to a task (@fleet-task) or spawned (@spawn_nonce): only those are stamped by the supervisor. */
+  bound: boolean;
+  /** When the supervisor first saw this stamp (epoch ms); a row must be newer to replace it. */
+  stampSeenAt: number;
+}
+
+/**
+ * The stamp the kernel proves for a session (pure). The hook is faster and
+ * stays; this fills in where it is missing and follows /clear without it:
+ * - unstamped and bound: the nearest live agent under its panes;
+ * - stamped, but no live agent under its panes holds the stamp, while the
+ *   nearest one holds another id in a row written after the stamp was seen
+ *   (so a hook's stamp is not undone by a row not yet rewritten): that id,
+ *   as `clear` when it is the same process that held the stamp.
+ * Nothing clears a stamp.
+ */
+export function stampActionFor(facts: SessionFacts, agents: readonly PaneAgent[], stampPid: number | null): StampAction | null {
+  const nearest = agents[0];
+  if (!nearest || !facts.bound) return null;
+  if (facts.stamp === '') return { session: facts.session, pane: nearest.pane, sid: nearest.row.sessionId, source: 'startup' };
+  if (agents.some((a) => a.row.sessionId === facts.stamp)) return null;
+  if (nearest.row.sessionId === facts.stamp) return null;
+  if (timeMs(nearest.row.updatedAt) <= facts.stampSeenAt) return null;
+  return { session: facts.session, pane: nearest.pane, sid: nearest.row.sessionId, source: stampPid === nearest.row.pid ? 'clear' : 'startup' };
+}
+
+/**
+ * Whether a session's stamped agent is gone (pure): no live agent under the
+ * session's panes holds the stamp, and either the registry rows of the stamp
+ * are all gone or the stamp's known process (seen under the pane before, or
+ * recorded as the task's Driver) has exited. A stamp no row has ever held and
+ * no process is known for (an agent that writes no registry) says nothing.
+ */
+export function stampedAgentGone(
+  stamp: string,
+  stampRows: readonly LiveRow[],
+  agents: readonly PaneAgent[],
+  stampProcess: 'running' | 'exited' | null,
+): boolean {
+  if (stamp === '') return false;
+  if (agents.some((a) => a.row.sessionId === stamp)) return false;
+  // A row that cannot be checked here (unknown) is no proof of death.
+  if (stampRows.some((r) => r.liveness !== 'gone')) return false;
+  return stampRows.length > 0 || stampProcess === 'exited';
+}
+
+/** One wake's proof: the agents under each session's panes, the stamps to set, and the sessions whose stamped agent is gone. */
+export interface PaneProof {
+  agents: ReadonlyMap<string, readonly PaneAgent[]>;
+  actions: StampAction[];
+  gone: ReadonlySet<string>;
+}
+
+interface SessionMarks {
+  name: string;
+  stamp: string;
+  nonce: string;
+  task: string;
+}
+
+/**
+ * The supervisor's memory for the proof: the ancestry of each agent process,
+ * when it first saw each session's stamp, and which process held that stamp
+ * under the session's panes. Only new processes are walked.
+ */
+export class PaneProofs {
+  private readonly ancestry = new AncestryCache();
+  private readonly seen = new Map<string, { sid: string; at: number; pid: number | null }>();
+
+  /**
+   * `driverPidOf(slug, stamp)`: the task's recorded Driver process when the
+   * task's owner is that stamp (a process known across supervisor restarts).
+   * `running(pid)`: whether a process still runs.
+   */
+  update(
+    sessions: readonly SessionMarks[],
+    panes: readonly PaneSnap[],
+    rows: readonly LiveRow[],
+    driverPidOf: (slug: string, stamp: string) => number | null,
+    running: (pid: number) => boolean,
+    now: number = Date.now(),
+  ): PaneProof {
+    const agents = matchPaneAgents(panes, rows, this.ancestry);
+    const actions: StampAction[] = [];
+    const gone = new Set<string>();
+    const rowsOf = new Map<string, LiveRow[]>();
+    for (const r of rows) {
+      const list = rowsOf.get(r.row.sessionId);
+      if (list) list.push(r);
+      else rowsOf.set(r.row.sessionId, [r]);
+    }
+    const names = new Set<string>();
+    for (const s of sessions) {
+      names.add(s.name);
+      const under = agents.get(s.name) ?? [];
+      let memo = this.seen.get(s.name);
+      if (!memo || memo.sid !== s.stamp) {
+        memo = { sid: s.stamp, at: now, pid: null };
+        this.seen.set(s.name, memo);
+      }
+      const holder = under.find((a) => a.row.sessionId === s.stamp);
+      if (holder) memo.pid = holder.row.pid;
+      const knownPid = memo.pid ?? (s.task ? driverPidOf(s.task, s.stamp) : null);
+      const action = stampActionFor({ session: s.name, stamp: s.stamp, bound: s.nonce !== '' || s.task !== '', stampSeenAt: memo.at }, under, knownPid);
+      if (action) actions.push(action);
+      const stampProcess = knownPid === null ? null : running(knownPid) ? 'running' : 'exited';
+      if (stampedAgentGone(s.stamp, rowsOf.get(s.stamp) ?? [], under, stampProcess)) gone.add(s.name);
+    }
+    for (const name of [...this.seen.keys()]) if (!names.has(name)) this.seen.delete(name);
+    return { agents, actions, gone };
+  }
+}

@@ -1,0 +1,128 @@
+// The pane proof: which agent runs in which pane, by process ancestry; the
+// stamp it calls for; when a stamped agent is gone. Pure tables, then the
+// ancestry walk on real processes.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  AncestryCache,
+  matchPaneAgents,
+  PaneProofs,
+  stampActionFor,
+  stampedAgentGone,
+  type PaneAgent,
+  type SessionFacts,
+} from '../../src/ownership/pane-agents';
+import { procStartTicks } from '../../src/proc';
+import { withLiveness, type Liveness, type LiveRow } from '../../src/registry/liveness';
+import type { RegistryRow } from '../../src/registry/schema';
+import { waitFor } from '../helpers/env';
+
+/** Epoch milliseconds, as the registry writes them. */
+const T = 1_796_000_000_000;
+const S1 = 'aaaa1111-0000-4000-8000-000000000001';
+const S2 = 'bbbb2222-0000-4000-8000-000000000002';
+const row = (pid: number, sessionId: string, liveness: Liveness = 'live', extra: Partial<RegistryRow> = {}): LiveRow =>
+  withLiveness({ pid, sessionId, updatedAt: T + 2000, ...extra }, liveness);
+const agent = (pid: number, sessionId: string, extra: Partial<RegistryRow> = {}): PaneAgent => ({
+  row: { pid, sessionId, updatedAt: T + 2000, ...extra },
+  session: 'op-t',
+  pane: '%1',
+  depth: 0,
+});
+const facts = (over: Partial<SessionFacts> = {}): SessionFacts => ({ session: 'op-t', stamp: '', bound: true, stampSeenAt: T + 1000, ...over });
+
+describe('stampActionFor', () => {
+  it.each<[string, SessionFacts, PaneAgent[], number | null, { sid: string; source: string } | null]>([
+    ['pending, an agent under the pane: stamp it', facts(), [agent(10, S1)], null, { sid: S1, source: 'startup' }],
+    ['pending, no agent', facts(), [], null, null],
+    ['not bound to a task nor spawned: never stamped by the supervisor', facts({ bound: false }), [agent(10, S1)], null, null],
+    ['the stamp is held under the pane: agree, nothing to do', facts({ stamp: S1 }), [agent(10, S1)], 10, null],
+    ['/clear: the same process holds a new id, written after the stamp', facts({ stamp: S1 }), [agent(10, S2)], 10, { sid: S2, source: 'clear' }],
+    ['another process holds a new id: a new agent, not a clear', facts({ stamp: S1 }), [agent(11, S2)], 10, { sid: S2, source: 'startup' }],
+    ['the row is older than the stamp (a hook stamped first): keep the stamp', facts({ stamp: S1, stampSeenAt: T + 3000 }), [agent(10, S2)], 10, null],
+    ['the stamp is held by one agent among several: keep it', facts({ stamp: S1 }), [agent(11, S2), agent(10, S1)], 10, null],
+  ])('%s', (_name, f, agents, stampPid, want) => {
+    const got = stampActionFor(f, agents, stampPid);
+    expect(got === null ? null : { sid: got.sid, source: got.source }).toEqual(want);
+  });
+});
+
+describe('stampedAgentGone', () => {
+  it.each<[string, string, LiveRow[], PaneAgent[], 'running' | 'exited' | null, boolean]>([
+    ['unstamped', '', [], [], null, false],
+    ['held under the pane', S1, [row(10, S1)], [agent(10, S1)], 'running', false],
+    ['its rows are all dead', S1, [row(10, S1, 'gone')], [], null, true],
+    ['its row is gone and its known process exited (a shell remains)', S1, [], [], 'exited', true],
+    ['another agent runs in the pane, the stamped one exited', S1, [], [agent(11, S2)], 'exited', true],
+    ['no row ever held it and no process is known (an agent without a registry)', S1, [], [], null, false],
+    ['a live row still holds it: a live process keeps its stamp', S1, [row(12, S1)], [], 'exited', false],
+    ['a row of another pid domain (unknown) is not proof of death', S1, [row(12, S1, 'unknown')], [], null, false],
+  ])('%s', (_name, stamp, rows, agents, proc, want) => {
+    expect(stampedAgentGone(stamp, rows, agents, proc)).toBe(want);
+  });
+});
+
+describe('matchPaneAgents on real processes', () => {
+  const children: ChildProcess[] = [];
+  afterAll(() => children.forEach((c) => c.kill('SIGKILL')));
+
+  /** A shell (the pane's process) with a sleep under it (the agent); returns both pids. */
+  async function paneWithAgent(): Promise<{ shell: number; agentPid: number }> {
+    const sh = spawn('sh', ['-c', 'sleep 60 & echo $!; wait'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    children.push(sh);
+    const agentPid = await new Promise<number>((resolve) => sh.stdout.once('data', (b: Buffer) => resolve(Number(String(b).trim()))));
+    await waitFor(() => procStartTicks(agentPid) !== null, 'the agent process');
+    return { shell: sh.pid as number, agentPid };
+  }
+
+  it('matches a row whose process descends from the pane, never one that only names the pane in its tmux field', async () => {
+    const a = await paneWithAgent();
+    const b = await paneWithAgent();
+    const panes = [
+      { session: 'op-a', id: '%1', pid: String(a.shell) },
+      { session: 'op-b', id: '%2', pid: String(b.shell) },
+    ];
+    const rows = [
+      row(a.agentPid, S1, 'live', { kind: 'interactive', tmux: 'op-a:@1.%1' }),
+      // The field says op-a; the process runs under op-b's pane.
+      row(b.agentPid, S2, 'live', { kind: 'interactive', tmux: 'op-a:@1.%1' }),
+      // A process under no pane at all, naming op-a.
+      row(process.pid, 'cccc3333-0000-4000-8000-000000000003', 'live', { tmux: 'op-a:@1.%1' }),
+      // A background job started from the pane is not the pane's agent.
+      row(a.agentPid, 'dddd4444-0000-4000-8000-000000000004', 'live', { kind: 'bg' }),
+      // A dead row is no agent.
+      row(a.agentPid, 'eeee5555-0000-4000-8000-000000000005', 'gone'),
+    ];
+    const cache = new AncestryCache();
+    const got = matchPaneAgents(panes, rows, cache);
+    expect([...got.entries()].map(([s, list]) => [s, list.map((x) => [x.row.sessionId, x.pane, x.depth])])).toEqual([
+      ['op-a', [[S1, '%1', 1]]],
+      ['op-b', [[S2, '%2', 1]]],
+    ]);
+    // Walked once per process, kept while it runs.
+    const size = cache.size;
+    matchPaneAgents(panes, rows, cache);
+    expect(cache.size).toBe(size);
+  });
+
+  it('PaneProofs: a pending bound session is stamped, then a /clear (same pid, new id) is followed', async () => {
+    const a = await paneWithAgent();
+    const proofs = new PaneProofs();
+    const panes = [{ session: 'op-t', id: '%7', pid: String(a.shell) }];
+    const session = { name: 'op-t', stamp: '', nonce: 'n'.repeat(32), task: 't' };
+    const never = () => null;
+    const first = proofs.update([session], panes, [row(a.agentPid, S1, 'live', { updatedAt: T + 1000 })], never, () => true, T + 5000);
+    expect(first.actions).toEqual([{ session: 'op-t', pane: '%7', sid: S1, source: 'startup' }]);
+    const agree = proofs.update([{ ...session, stamp: S1 }], panes, [row(a.agentPid, S1, 'live', { updatedAt: T + 1000 })], never, () => true, T + 6000);
+    expect(agree.actions).toEqual([]);
+    const cleared = proofs.update([{ ...session, stamp: S1 }], panes, [row(a.agentPid, S2, 'live', { updatedAt: T + 7000 })], never, () => true, T + 7500);
+    expect(cleared.actions).toEqual([{ session: 'op-t', pane: '%7', sid: S2, source: 'clear' }]);
+    // The agent exits, its row removed: the stamped agent is gone.
+    const exited = proofs.update([{ ...session, stamp: S2 }], panes, [], never, () => false, T + 8000);
+    expect(exited.gone.has('op-t')).toBe(false); // S2 was never seen live under the pane: nothing known
+    const seen = proofs.update([{ ...session, stamp: S2 }], panes, [row(a.agentPid, S2)], never, () => true, T + 8500);
+    expect(seen.gone.has('op-t')).toBe(false);
+    const gone = proofs.update([{ ...session, stamp: S2 }], panes, [], never, (pid) => pid !== a.agentPid, T + 9000);
+    expect(gone.gone.has('op-t')).toBe(true);
+  });
+});
