@@ -13,6 +13,7 @@ import { liveRows, type LiveRow } from '../registry/liveness';
 import { readRegistry } from '../registry/reader';
 import { runningSupervisor } from '../nudge';
 import { sessionTarget } from '../tmux/args';
+import { statusFitChecks } from '../status/fit';
 import { Tmux } from '../tmux/client';
 import { paneSession } from '../tmux/pane';
 
@@ -194,6 +195,7 @@ async function sessionChecks(
       id: 'stamp',
       state: 'fail',
       text: `stamp: ${session} carries no @claude_session_id`,
+  for (const c of await statusFitChecks(tmux, session)) add(c); // segments cut by status-left/right-length
       fix: 'install the hook (tmux-fleet hooks install), then start or /clear the agent in that session',
     });
 

@@ -21,12 +21,11 @@ import { readTask, updateTask } from '../tasks/store';
 import { escapeFormat } from '../tmux/args';
 import { Tmux } from '../tmux/client';
 import { createSpawnSession, killSessionById, readAsker, readSpawnOptions } from '../tmux/session-marks';
+import { optionDefault, optionValue } from '../options';
 import { findParentRecord } from './parent';
 import { isValidSid } from './sid';
 import { createTaskWorktree, removeTaskWorktree, type TaskWorktree } from './worktree';
 
-export const DEFAULT_PREFIX = 'op-';
-export const DEFAULT_AGENT_CMD = 'claude';
 export const LAUNCH_PROMPT_FILE = 'launch-prompt.md';
 /** argv[0] of the agent's wrapper shell, as `ps` shows it. */
 export const AGENT_ARGV0 = 'tmux-fleet-agent';
@@ -160,12 +159,12 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
   } catch (err) {
     throw new FleetError(`spawn: no usable tmux server (${tmux.describeServer()}): ${errorMessage(err).replace(/^tmux \S+ on [^:]+: /, '')}; start tmux first`);
   }
-  const prefix = options.prefix === '' ? DEFAULT_PREFIX : options.prefix;
+  const prefix = optionValue('@fleet-session-prefix', options.prefix);
   if (!PREFIX_RULE.test(prefix)) {
     throw new UsageError(`spawn: option @fleet-session-prefix ${JSON.stringify(prefix)} must match ${PREFIX_RULE.source} (tmux rewrites . and : and expands #)`);
   }
   const session = `${prefix}${slug}`;
-  const command = opts.cmd ?? (options.agentCmd === '' ? DEFAULT_AGENT_CMD : assertCommand(options.agentCmd, 'option @fleet-agent-cmd'));
+  const command = opts.cmd ?? (options.agentCmd === '' ? optionDefault('@fleet-agent-cmd') : assertCommand(options.agentCmd, 'option @fleet-agent-cmd'));
 
   // The caller: launcher (never the owner) and, by default, the parent.
   const envSid = env.CLAUDE_CODE_SESSION_ID && isValidSid(env.CLAUDE_CODE_SESSION_ID) ? env.CLAUDE_CODE_SESSION_ID : '';

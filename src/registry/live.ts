@@ -3,6 +3,7 @@
 // and a re-follow of every stamped session (HopTracker, shared with the
 // supervisor). It reports and writes nothing: the status options and the
 // toasts have one writer, the supervisor (docs/status.md#the-supervisor).
+import { intervalMs as pollIntervalMs } from '../options';
 import { processIdentity, stillRunning } from '../proc';
 import type { Tmux } from '../tmux/client';
 import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
@@ -14,7 +15,7 @@ import { watchDir } from './watch';
 export interface LiveFollowOptions {
   tmux: Tmux;
   registry: string;
-  /** Poll interval (ms) when file watches miss; default: @fleet-interval seconds, else 2 s. */
+  /** Poll interval (ms) when file watches miss; default: @fleet-interval seconds, else its default. */
   intervalMs?: number;
   /** After every refresh (first included). */
   onUpdate?: (u: HopUpdate, first: boolean) => void;
@@ -34,8 +35,7 @@ export async function followLive(opts: LiveFollowOptions): Promise<'server-gone'
   // The server's socket file outlives it; its process does not (start time guards a reused pid).
   const serverAlive = () =>
     !Number.isInteger(serverPid) || serverPid <= 0 || stillRunning(server);
-  const seconds = Number(intervalText);
-  const intervalMs = opts.intervalMs ?? (Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 2000);
+  const intervalMs = opts.intervalMs ?? pollIntervalMs(intervalText);
   const tracker = new HopTracker();
 
   return new Promise((resolve) => {

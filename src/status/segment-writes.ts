@@ -3,6 +3,7 @@
 // only what changed is written; and the toasts, for the clients of a session.
 import type { OptionChange, Toast } from '../tmux/apply';
 import type { TmuxSnapshot } from '../tmux/snapshot';
+import { toastsFor } from '../tmux/toast';
 
 export const SEGMENT_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent'] as const;
 export type SegmentOption = (typeof SEGMENT_OPTIONS)[number];
@@ -54,12 +55,7 @@ export function applyToSnapshot(snapshot: TmuxSnapshot, changes: readonly Option
   }
 }
 
+/** Each toast for the clients of its session, shown for @fleet-message-time. */
 export function toastsForClients(snapshot: TmuxSnapshot, toasts: Rendered['toasts']): Toast[] {
-  const out: Toast[] = [];
-  for (const t of toasts) {
-    for (const c of snapshot.clients) {
-      if (c.session === t.session && c.control !== '1') out.push({ client: c.name, text: t.text });
-    }
-  }
-  return out;
+  return toasts.flatMap((t) => toastsFor(snapshot.clients, t.session, t.text));
 }

@@ -13,6 +13,14 @@ export interface Toast {
   client: string;
   /** Plain text; '#' is doubled here because display-message expands formats. */
   text: string;
+  /** How long it stays (display-message -d, ms); absent: tmux's display-time. */
+  durationMs?: number;
+}
+
+/** The display-message of one toast. */
+export function toastCommand(t: Toast): string[] {
+  const duration = t.durationMs === undefined ? [] : ['-d', String(t.durationMs)];
+  return ['display-message', '-c', t.client, ...duration, t.text.replace(/#/g, '##')];
 }
 
 export function changeCommands(changes: readonly OptionChange[], toasts: readonly Toast[] = []): string[][] {
@@ -21,7 +29,7 @@ export function changeCommands(changes: readonly OptionChange[], toasts: readonl
       ? ['set-option', '-u', '-t', sessionTarget(c.session), c.option]
       : ['set-option', '-t', sessionTarget(c.session), c.option, c.value],
   );
-  for (const t of toasts) cmds.push(['display-message', '-c', t.client, t.text.replace(/#/g, '##')]);
+  for (const t of toasts) cmds.push(toastCommand(t));
   return cmds;
 }
 

@@ -1,15 +1,18 @@
 // Toasts: a message shown on the clients attached to a session
-// (display-message -c <client>). Control-mode clients draw nothing and are skipped.
+// (display-message -c <client> -d <@fleet-message-time>; tmux's own
+// display-time, 750 ms by default, is too short to read a hop). Control-mode
+// clients draw nothing and are skipped.
+import { messageTimeMs } from '../options';
 import { sessionTarget } from './args';
-import { applyChanges, type Toast } from './apply';
+import { applyChanges, toastCommand, type Toast } from './apply';
 import { parseRows, type Tmux } from './client';
 import { CLIENT_FIELDS, type ClientSnap } from './snapshot';
 
-/** The toasts for one session's clients, from a client list (e.g. a snapshot's): pure. */
+/** The toasts for one session's clients, from a client list (e.g. a snapshot's), each shown for @fleet-message-time: pure. */
 export function toastsFor(clients: readonly ClientSnap[], session: string, text: string): Toast[] {
   return clients
     .filter((c) => c.session === session && c.control !== '1' && c.name !== '')
-    .map((c) => ({ client: c.name, text }));
+    .map((c) => ({ client: c.name, text, durationMs: messageTimeMs(c.messageTime) }));
 }
 
 /** The clients attached to one session: one list-clients call. No session, no clients. */
@@ -35,7 +38,7 @@ export async function toastSession(tmux: Tmux, session: string, text: string): P
     // A client detached between the two calls and the chain stopped there: one by one.
     let n = 0;
     for (const t of toasts) {
-      const r = await tmux.tryRun(['display-message', '-c', t.client, t.text.replace(/#/g, '##')]);
+      const r = await tmux.tryRun(toastCommand(t));
       if (r.exitCode === 0) n++;
     }
     return n;

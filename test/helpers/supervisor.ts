@@ -4,7 +4,7 @@ import { execa, type ResultPromise } from 'execa';
 import { supervisorPidFile } from '../../src/nudge';
 import { type FleetEnv, waitFor } from './env';
 import { cleanEnv } from './hermetic';
-import { FLEET_BIN, ROOT } from './paths';
+import { FLEET_BIN } from './paths';
 import type { TestServer } from './tmux-server';
 
 export interface RunningSupervisor {
@@ -46,16 +46,4 @@ export async function startSupervisor(server: TestServer, fenv: FleetEnv): Promi
 /** Exports the fleet environment into the server, so panes (agents, their hooks) see the test's home and registry. */
 export async function exportFleetEnv(server: TestServer, fenv: FleetEnv): Promise<void> {
   await server.tmux.chain(Object.entries(fenv.env).map(([k, v]) => ['set-environment', '-g', k, v]));
-}
-
-/**
- * The plugin's option defaults (scripts/variables.sh, their one home) set on a
- * server, as the plugin's fill_in_defaults does, without starting anything.
- */
-export async function loadPluginDefaults(server: TestServer): Promise<void> {
-  const { stdout } = await execa('bash', ['-c', '. scripts/variables.sh && printf "%s\\0" "${fleet_option_defaults[@]}"'], { cwd: ROOT });
-  const parts = stdout.split('\0').filter((_, i, a) => i < a.length - 1 || a[i] !== '');
-  const cmds: string[][] = [];
-  for (let i = 0; i + 1 < parts.length; i += 2) cmds.push(['set-option', '-g', parts[i]!, parts[i + 1]!]);
-  await server.tmux.chain(cmds);
 }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
 import { FLEET_BIN, STAND_IN } from '../helpers/paths';
 import { procStartLstart } from '../../src/proc';
-import { exportFleetEnv, loadPluginDefaults, startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
+import { exportFleetEnv, startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
 import { attachStatusClient, startServer, type StatusClient, type TestServer } from '../helpers/tmux-server';
 
 let server: TestServer;
@@ -44,7 +44,6 @@ beforeAll(async () => {
   server = await startServer();
   fenv = await makeFleetEnv(server.name);
   await exportFleetEnv(server, fenv);
-  await loadPluginDefaults(server);
   await server.tmux.chain([
     ['set-option', '-g', 'status-left', '[#{@fleet-owner}][#{@fleet-hop}][#{@fleet-agent}]'],
     ['set-option', '-g', 'status-left-length', '180'],
@@ -190,7 +189,7 @@ describe('one supervisor per server', () => {
     expect(r.stderr).toContain(`a supervisor already runs for ${supervisor.socketPath} (pid ${supervisor.pid})`);
   });
 
-  it('draws plain text, without icons or styles, where the plugin has not set its defaults', async () => {
+  it('draws the default icon and style of an unset option (nothing written by the plugin), and none for a single space', async () => {
     const other = await startServer();
     const env2 = await makeFleetEnv(other.name);
     try {
@@ -200,8 +199,16 @@ describe('one supervisor per server', () => {
       await other.run(['set-option', '-t', '=plain:', '@fleet-task', 'nothing-here']);
       await other.run(['set-option', '-t', '=plain:', '@claude_session_id', 'plain-0000-4000-8000-000000000003']);
       const sup = await startSupervisor(other, env2);
-      await waitFor(async () => (await other.run(['show-options', '-qv', '-t', '=plain:', '@fleet-owner'])).trim() === 'nothing-here cannot tell', 'plain owner segment');
+      const owner = async () => (await other.run(['show-options', '-qv', '-t', '=plain:', '@fleet-owner'])).trim();
+      await waitFor(async () => (await owner()) === '#[fg=white,bg=magenta] ? nothing-here cannot tell #[default]', 'owner segment with the defaults');
+      await other.tmux.chain([
+        ['set-option', '-g', '@fleet-icon-unknown', ' '],
+        ['set-option', '-g', '@fleet-style-unknown', ' '],
+      ]);
       await sup.stop();
+      const again = await startSupervisor(other, env2);
+      await waitFor(async () => (await owner()) === 'nothing-here cannot tell', 'plain owner segment');
+      await again.stop();
     } finally {
       await other.kill();
       await env2.cleanup();

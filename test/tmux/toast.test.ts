@@ -1,24 +1,40 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execa, type ResultPromise } from 'execa';
+import { toastCommand } from '../../src/tmux/apply';
 import { toastSession, toastsFor } from '../../src/tmux/toast';
+import { optionDefault } from '../../src/options';
 import { waitFor } from '../helpers/env';
 import { attachStatusClient, startServer, type StatusClient, type TestServer } from '../helpers/tmux-server';
 
 describe('toastsFor', () => {
   it("picks the session's clients and skips control-mode ones", () => {
     const clients = [
-      { name: '/dev/pts/1', session: 'a', control: '0' },
-      { name: 'client-99', session: 'a', control: '1' },
-      { name: '/dev/pts/2', session: 'b', control: '0' },
+      { name: '/dev/pts/1', session: 'a', control: '0', messageTime: '2500' },
+      { name: 'client-99', session: 'a', control: '1', messageTime: '' },
+      { name: '/dev/pts/2', session: 'b', control: '0', messageTime: '' },
     ];
-    expect(toastsFor(clients, 'a', 'hi #x')).toEqual([{ client: '/dev/pts/1', text: 'hi #x' }]);
+    expect(toastsFor(clients, 'a', 'hi #x')).toEqual([{ client: '/dev/pts/1', text: 'hi #x', durationMs: 2500 }]);
+  });
+
+  it.each([
+    ['', Number(optionDefault('@fleet-message-time'))],
+    ['8000', 8000],
+    ['0', 0],
+    [' 900 ', 900],
+    ['soon', Number(optionDefault('@fleet-message-time'))],
+    ['-5', Number(optionDefault('@fleet-message-time'))],
+  ])('a client whose @fleet-message-time reads %j is toasted for %d ms', (read, ms) => {
+    const [toast] = toastsFor([{ name: 'c', session: 'a', control: '0', messageTime: read }], 'a', 'x');
+    expect(toast?.durationMs).toBe(ms);
+    expect(toastCommand(toast!)).toEqual(['display-message', '-c', 'c', '-d', String(ms), 'x']);
   });
 });
 
 describe('toastSession on a real server', () => {
   let server: TestServer;
   let client: StatusClient;
-  let control: ResultPromise;
+  // Typed with its options: relating it to the default ResultPromise costs tsc seconds.
+  let control: ResultPromise<{ input: undefined; stdin: 'pipe'; reject: false }>;
   beforeAll(async () => {
     server = await startServer();
     await server.run(['set-option', '-g', 'display-time', '3000']);
@@ -31,6 +47,23 @@ describe('toastSession on a real server', () => {
     control?.kill();
     await client?.kill();
     await server?.kill();
+  });
+
+  it('keeps the toast for @fleet-message-time, not for display-time', async () => {
+    // With display-time at 1 ms a toast without -d is gone before it can be read.
+    await server.tmux.chain([
+      ['set-option', '-g', 'display-time', '1'],
+      ['set-option', '-g', '@fleet-message-time', '20000'],
+    ]);
+    try {
+      expect(await toastSession(server.tmux, 'work', 'fleet: still here')).toBe(1);
+      await client.waitForStatus('fleet: still here');
+    } finally {
+      await server.tmux.chain([
+        ['set-option', '-g', 'display-time', '3000'],
+        ['set-option', '-gu', '@fleet-message-time'],
+      ]);
+    }
   });
 
   it('shows the text (a # stays text) on the attached client, not on control clients', async () => {
