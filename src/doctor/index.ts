@@ -188,6 +188,7 @@ async function sessionChecks(
     add({ id: 'session', state: 'fail', text: `session: no tmux session named "${session}" on ${tmux.describeServer()}`, fix: 'name an existing session with --session (tmux ls)' });
     return;
   }
+  for (const c of await statusFitChecks(tmux, session)) add(c); // segments cut by status-left/right-length
 
   if (stamp) add({ id: 'stamp', state: 'ok', text: `stamp: ${session} runs session ${stamp}` });
   else
@@ -195,7 +196,6 @@ async function sessionChecks(
       id: 'stamp',
       state: 'fail',
       text: `stamp: ${session} carries no @claude_session_id`,
-  for (const c of await statusFitChecks(tmux, session)) add(c); // segments cut by status-left/right-length
       fix: 'install the hook (tmux-fleet hooks install), then start or /clear the agent in that session',
     });
 
