@@ -3,7 +3,7 @@
 // @fleet-icon-* and @fleet-style-* options (defaults: scripts/option-defaults.json).
 import type { Decision } from '../ownership/judge';
 import { optionValue } from '../options';
-import { renderAgent, renderHop, type SessionHop } from '../registry/hop';
+import { agentWaits, renderAgent, renderHop, type SessionHop } from '../registry/hop';
 import { sid8 } from '../registry/hop';
 import { escapeFormat } from '../tmux/args';
 
@@ -51,8 +51,17 @@ export function stylesFrom(values: Record<string, string | undefined>): Styles {
   return out;
 }
 
-/** `#[style]icon text#[default]`; the text is escaped, a ']' in a style cannot close the markup early. */
-export function segment(s: SegmentStyle, text: string): string {
+/** A status segment needs tens of characters, never kilobytes: longer text is cut here, before any tmux write. */
+export const MAX_SEGMENT_CHARS = 120;
+
+/** Text cut to `max` characters, the last one an ellipsis. */
+export function shorten(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** `#[style]icon text#[default]`; the text is cut and escaped, a ']' in a style cannot close the markup early. */
+export function segment(s: SegmentStyle, full: string): string {
+  const text = shorten(full, MAX_SEGMENT_CHARS);
   if (text === '') return '';
   const style = s.style.replace(/[\]#]/g, '');
   const body = s.icon ? `${escapeFormat(s.icon)} ${escapeFormat(text)}` : escapeFormat(text);
@@ -93,9 +102,22 @@ export function hopSegment(hop: SessionHop | undefined, styles: Styles): string 
   return segment(styles.hop, renderHop(hop));
 }
 
+/** The longest `needs` sentence the status line shows; `prefix O` and the dashboard show it whole. */
+export const AGENT_SEGMENT_MAX = 40;
+
 export function agentSegment(hop: SessionHop | undefined, styles: Styles): string {
-  const text = renderAgent(hop?.agent);
+  const text = renderAgent(hop?.agent, AGENT_SEGMENT_MAX);
   if (text === '') return '';
-  const key: StyleKey = text.startsWith('waiting') ? 'waiting' : text === 'busy' ? 'busy' : 'idle';
+  const key: StyleKey = agentWaits(hop?.agent) ? 'waiting' : text === 'busy' ? 'busy' : 'idle';
   return segment(styles[key], text);
+}
+
+/** Plain text of the attention segment: `2 waiting`, '' when no agent waits. */
+export function attentionText(waiting: number): string {
+  return waiting > 0 ? `${waiting} waiting` : '';
+}
+
+/** @fleet-attention: how many agents of the fleet wait for the user, drawn in the waiting style (`! 2 waiting`). */
+export function attentionSegment(waiting: number, styles: Styles): string {
+  return segment(styles.waiting, attentionText(waiting));
 }

@@ -175,10 +175,17 @@ export class Supervisor {
       if (rendered.toasts.length > 0 && snapshot === this.last) snapshot = await this.read();
       const changes = diffSegments(snapshot, rendered.values);
       const toasts = toastsForClients(snapshot, rendered.toasts);
-      if (await applyChanges(this.cfg.tmux, changes, toasts)) this.stats.writes++;
-      if (this.debug) this.log(`tick ${this.stats.ticks}: ${this.stats.reads} reads, ${changes.length} changes, ${toasts.length} toasts`);
-      applyToSnapshot(snapshot, changes);
-      this.last = snapshot;
+      const applied = await applyChanges(this.cfg.tmux, changes, toasts);
+      this.stats.writes += applied.calls;
+      if (this.debug) this.log(`tick ${this.stats.ticks}: ${this.stats.reads} reads, ${changes.length} changes, ${toasts.length} toasts, ${applied.calls} calls`);
+      if (applied.failed.length > 0) {
+        // A session closed meanwhile, most likely: the others landed; read tmux afresh next time.
+        this.log(`tick ${this.stats.ticks}: tmux refused ${applied.failed.length} of ${changes.length + toasts.length} writes (first: ${applied.failed[0]?.slice(0, 3).join(' ')})`);
+        this.last = null;
+      } else {
+        applyToSnapshot(snapshot, changes);
+        this.last = snapshot;
+      }
     } catch (err) {
       this.last = null;
       if (!this.serverAlive()) {
