@@ -4,7 +4,7 @@
 // order; the world is closed, and checked to leave no process, at the end.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../helpers/env';
-import { livenessOf, makeClaudeWorld, processesWithHome, until, type ClaudeWorld, type Row } from './world';
+import { captureRow, livenessOf, makeClaudeWorld, processesWithHome, until, type ClaudeWorld, type Row } from './world';
 
 export interface VersionTraits {
   /** Writes pidDomain, tmux and parkedJobId (parking and its hop can be tested). */
@@ -109,6 +109,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       }, '@fleet-owner after /clear', 20_000);
       expect(status).toContain('bg=green');
       driver = { ...driver, sid: after, row };
+      await captureRow(version, '', row);
     });
 
     if (traits.parks) {
@@ -151,6 +152,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
           return v.includes(jobStatus) ? v : '';
         }, `@fleet-agent showing the job's ${jobStatus}`, 30_000);
         expect(agent).toContain(jobStatus);
+        await captureRow(version, '-job', world.rows().find((r) => r.jobId === parked.job.jobId) ?? parked.job);
 
         // e, with a background job: claude agents lists the job (and the Driver of ta), not the parked tab.
         const listed = await expectAgentsLive(world, 2);

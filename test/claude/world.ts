@@ -242,6 +242,18 @@ export async function livenessOf(world: ClaudeWorld, sid: string): Promise<{ pid
   return { pid: first.pid, liveness: first.liveness ?? (first.alive ? 'live' : 'gone') };
 }
 
+/**
+ * With TMUX_FLEET_CLAUDE_CAPTURE=<dir>, writes a row as Claude Code wrote it to
+ * <dir>/real-row-<version><suffix>.json: the source of test/fixtures/real-row-*.json
+ * (replace the machine's values, such as the machine id and paths, before keeping one).
+ */
+export async function captureRow(version: string, suffix: string, row: Row): Promise<void> {
+  const dir = process.env.TMUX_FLEET_CLAUDE_CAPTURE;
+  if (!dir) return;
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, `real-row-${version}${suffix}.json`), `${JSON.stringify(row)}\n`);
+}
+
 /** waitFor whose answer is never empty (it polls until there is one). */
 export async function until<T>(fn: () => Promise<T> | T, what: string, timeoutMs: number, everyMs = 250): Promise<NonNullable<T>> {
   return (await waitFor(fn, what, timeoutMs, everyMs)) as NonNullable<T>;
