@@ -2,8 +2,9 @@
 import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { basename } from 'node:path';
-import { registryDir, type Context } from '../context';
+import { checkFleetHome, registryDir, type Context } from '../context';
 import { TmuxError } from '../errors';
+import { printable } from '../text';
 import { findStampHooks, hookHelperPath, readSettings, settingsFile } from '../hooks/settings';
 import { lastHandover } from '../ownership/judge';
 import { judgeLoaded, loadForJudge } from '../ownership/owner';
@@ -55,7 +56,8 @@ export function elidePath(p: string): string {
 const MARK: Record<CheckState, string> = { ok: '✔', fail: '✖', skip: '–' };
 
 export function renderCheck(c: Check): string {
-  return `${MARK[c.state]} ${c.text}${c.state === 'fail' && c.fix ? ` — fix: ${c.fix}` : ''}`;
+  // Texts carry values from files and tmux: no control character reaches the terminal.
+  return `${MARK[c.state]} ${printable(c.text)}${c.state === 'fail' && c.fix ? ` — fix: ${printable(c.fix)}` : ''}`;
 }
 
 /** Connects to a unix socket and hangs up: reachable when someone accepts. */
@@ -79,6 +81,11 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
   const tmux = new Tmux(ctx.socket);
   const checks: Check[] = [];
   const add = (c: Check) => checks.push(c);
+
+  // The fleet home is the user's alone (docs/tasks.md#file-modes); every other command refuses it otherwise.
+  const home = checkFleetHome(ctx.home);
+  if (home) add({ id: 'fleet-home', state: 'fail', text: `fleet home: ${home.path} ${home.problem}`, fix: home.fix });
+  else add({ id: 'fleet-home', state: 'ok', text: `fleet home: ${ctx.home}` });
 
   // tmux version (the client binary; the server's own version is checked below).
   const v = await tmux.tryRun(['-V']);
