@@ -1,6 +1,8 @@
 // Where things live. Every path the helper uses is derived here, once.
+import { mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { FleetError } from './errors';
 
 export interface SocketChoice {
   /** tmux -L */
@@ -38,6 +40,73 @@ export function logFile(home: string): string {
 /** Runtime files (supervisor pid files). */
 export function runDir(home: string): string {
   return join(home, 'run');
+}
+
+/** The directories of a fleet home that must be the user's alone: the home, tasks/, run/. */
+export function privateDirs(home: string): string[] {
+  return [home, tasksDir(home), runDir(home)];
+}
+
+/** What a check of a directory needs to know (fs.Stats has it). */
+export interface DirFacts {
+  uid: number;
+  mode: number;
+  isDirectory: boolean;
+}
+
+export interface DirProblem {
+  path: string;
+  /** "is writable by group and others" */
+  problem: string;
+  /** A shell command that fixes it. */
+  fix: string;
+}
+
+/**
+ * Why a directory of the fleet home cannot be trusted, or null. As ssh does
+ * for ~/.ssh: it must be a directory owned by the user and writable by no one
+ * else, or another user could plant a task, a lock or a pid file in it
+ * (docs/tasks.md#file-modes). Pure.
+ */
+export function privateDirProblem(path: string, facts: DirFacts, uid: number): DirProblem | null {
+  if (!facts.isDirectory) return { path, problem: 'is not a directory', fix: `rm ${path} (tmux-fleet makes the directory)` };
+  if (facts.uid !== uid) {
+    return { path, problem: `is owned by uid ${facts.uid}, not by you (uid ${uid})`, fix: `chown ${uid} ${path} && chmod 700 ${path}` };
+  }
+  const group = (facts.mode & 0o020) !== 0;
+  const others = (facts.mode & 0o002) !== 0;
+  if (group || others) {
+    const who = group && others ? 'group and others' : group ? 'group' : 'others';
+    return { path, problem: `is writable by ${who}`, fix: `chmod 700 ${path}` };
+  }
+  return null;
+}
+
+/** The first problem of the fleet home's directories (missing ones are none); reads only. */
+export function checkFleetHome(home: string, uid: number | undefined = process.getuid?.()): DirProblem | null {
+  if (uid === undefined) return null;
+  for (const dir of privateDirs(home)) {
+    const st = statSync(dir, { throwIfNoEntry: false });
+    if (!st) continue;
+    const problem = privateDirProblem(dir, { uid: st.uid, mode: st.mode, isDirectory: st.isDirectory() }, uid);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/**
+ * Makes the fleet home, tasks/ and run/ (0700) where missing, and refuses a
+ * home someone else could write to: a FleetError (exit 1) of one line with
+ * the fix. Commands call it before they first use the home.
+ */
+export function ensureFleetHome(home: string): void {
+  const refuse = (p: DirProblem) => new FleetError(`fleet home: ${p.path} ${p.problem}; refusing to use it (fix: ${p.fix})`);
+  // Checked before anything is made in it, and again after (one made meanwhile by someone else).
+  const before = checkFleetHome(home);
+  if (before) throw refuse(before);
+  for (const dir of privateDirs(home)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const after = checkFleetHome(home);
+  if (after) throw refuse(after);
 }
 
 export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env): string {

@@ -1,5 +1,5 @@
 // The thin entry: pick the parsing path, run the command, map errors to exit codes.
-import { makeContext } from '../context';
+import { ensureFleetHome, makeContext } from '../context';
 import { FleetError, UsageError } from '../errors';
 import { commandName, parseCommandArgs } from './parse';
 import { findCommand, type Args } from './spec';
@@ -18,6 +18,8 @@ async function runCommand(name: string, args: Args): Promise<number> {
     socketPath: args.socketPath as string | undefined,
     json: args.json as boolean | undefined,
   });
+  // doctor reports an untrusted home as a failed check; hooks does not use the home.
+  if (spec.name !== 'doctor' && spec.name !== 'hooks') ensureFleetHome(ctx.home);
   const mod = await spec.load();
   // A bug on demand, for the test that a stack names src/ (test/cli/bundle.test.ts): honoured only under TMUX_FLEET_DEBUG=1.
   if (process.env.TMUX_FLEET_DEBUG === '1' && process.env.TMUX_FLEET_DEBUG_THROW === name) throw new Error(`TMUX_FLEET_DEBUG_THROW=${name}`);

@@ -9,7 +9,8 @@
 // with the agent); then ONE locked task write. Each later failure undoes the
 // earlier steps.
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rmdir, stat, unlink, writeFile } from '../fs-async';
+import { chmod, mkdir, rmdir, stat, unlink, writeFile } from '../fs-async';
+import { formatBytes, readRegularFileBytes, readUserFile, UnsafeFileError } from '../fs-safe';
 import { isAbsolute, join, resolve } from 'node:path';
 import { taskDir, tasksDir, type Context } from '../context';
 import { FleetError, UsageError, errorMessage } from '../errors';
@@ -27,6 +28,9 @@ import { isValidSid } from './sid';
 import { createTaskWorktree, removeTaskWorktree, type TaskWorktree } from './worktree';
 
 export const LAUNCH_PROMPT_FILE = 'launch-prompt.md';
+
+/** A launch prompt is a task description, not a document: longer ones are refused (and /dev/zero ends). */
+export const MAX_PROMPT_BYTES = 64 * 1024;
 /** argv[0] of the agent's wrapper shell, as `ps` shows it. */
 export const AGENT_ARGV0 = 'tmux-fleet-agent';
 /** A session-name prefix tmux keeps verbatim (no `.`/`:` rewriting, no format characters). */
@@ -124,11 +128,13 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
   let promptText = opts.prompt ?? '';
   if (opts.promptFile !== undefined) {
     try {
-      promptText = await readFile(opts.promptFile, 'utf8');
+      // Capped: `--prompt-file /dev/zero` ends with this error, not an endless read.
+      promptText = readUserFile(opts.promptFile, MAX_PROMPT_BYTES);
     } catch (err) {
-      throw new UsageError(`spawn: --prompt-file ${opts.promptFile}: ${errorMessage(err)}`);
+      throw new UsageError(`spawn: --prompt-file ${err instanceof UnsafeFileError ? err.message : `${opts.promptFile}: ${errorMessage(err)}`}`);
     }
   }
+  if (Buffer.byteLength(promptText) > MAX_PROMPT_BYTES) throw new UsageError(`spawn: the prompt is larger than ${formatBytes(MAX_PROMPT_BYTES)}, the limit`);
   if (opts.base !== undefined && !opts.worktree) throw new UsageError('spawn: --base needs --worktree');
   if (opts.parent !== undefined && !isValidSid(opts.parent)) throw new UsageError(`spawn: --parent ${JSON.stringify(opts.parent)} is not a session id`);
   const accept = (opts.accept ?? []).map((t) => {
@@ -207,7 +213,13 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
     }
     await chmod(dir, 0o700);
     const promptPath = join(dir, LAUNCH_PROMPT_FILE);
-    const oldPrompt = await readFile(promptPath).catch(() => null);
+    const oldPrompt = (() => {
+      try {
+        return readRegularFileBytes(promptPath, 4 * MAX_PROMPT_BYTES);
+      } catch {
+        return null;
+      }
+    })();
     undo.steps.push(async () => {
       if (oldPrompt === null) await unlink(promptPath).catch(() => undefined);
       else await writeFile(promptPath, oldPrompt, { mode: 0o600 });

@@ -87,7 +87,9 @@ describe('doctor', () => {
     const r = await doctor();
     const job = (await rows()).find((x) => x.jobId === 'e9e4ae8e')!;
     const jobSocket = String(job.messagingSocketPath);
-    expect(r.stdout.split('\n').slice(2)).toEqual([
+    // fleet home, tmux version and server lines first.
+    expect(r.stdout.split('\n')[0]).toBe(`✔ fleet home: ${fenv.home}`);
+    expect(r.stdout.split('\n').slice(3)).toEqual([
       '✔ plugin: loaded (version 0.1.0; 1 key)',
       `✔ supervisor: running (pid ${process.pid})`,
       `✔ registry: ${fenv.registry}: 2 rows (0 malformed, 0 stale)`,
@@ -105,7 +107,7 @@ describe('doctor', () => {
     const report = JSON.parse(j.stdout);
     expect(report).toMatchObject({ ok: true, session: 'op-demo' });
     expect(report.checks.map((c: { id: string }) => c.id)).toEqual([
-      'tmux-version', 'server', 'plugin', 'supervisor', 'registry', 'hook', 'stamp', 'task', 'attach', 'agent', 'socket',
+      'fleet-home', 'tmux-version', 'server', 'plugin', 'supervisor', 'registry', 'hook', 'stamp', 'task', 'attach', 'agent', 'socket',
     ]);
     expect(j.stdout).not.toContain(jobSocket);
 
