@@ -5,6 +5,7 @@
 // session id. The job id is the only field the two rows share.
 import type { Liveness, LiveRow } from './liveness';
 import { rowsByJob, rowsBySession } from './row-index';
+import { printable } from '../text';
 import { timeMs, type RegistryRow } from './schema';
 
 /** The most hops Follow takes before it stops with "limit". */
@@ -143,5 +144,6 @@ export function isSpare(row: RegistryRow): boolean {
 
 /** The short form of a session id in the status line and toasts: its first four characters. */
 export function shortSid(sid: string): string {
-  return sid.slice(0, 4);
+  // Registry text: no control character reaches a terminal or the status line.
+  return printable(sid.slice(0, 4));
 }

@@ -7,6 +7,7 @@
 // now carry another session id.
 import { follow, parkedJob, shortSid, type FollowResult } from './follow';
 import type { LiveRow } from './liveness';
+import { printable } from '../text';
 
 /** What the status shows of the agent: from the row the session is attached to, not the pinned one. */
 export interface AgentState {
@@ -144,7 +145,7 @@ export class HopTracker<S = Record<string, unknown>> {
 /** The toast for a hop event. */
 export function hopToast(e: Pick<HopEvent, 'kind' | 'base' | 'to' | 'jobId'>): string {
   if (e.kind === 'back') return `fleet: work came back to ${shortSid(e.base)}`;
-  return `fleet: ${shortSid(e.base)} parked its work on background job ${e.jobId ?? shortSid(e.to)}, following`;
+  return `fleet: ${shortSid(e.base)} parked its work on background job ${e.jobId !== null ? printable(e.jobId) : shortSid(e.to)}, following`;
 }
 
 /** The @fleet-hop segment text: `10e3 → e9e4` while following, '' otherwise. Plain text: escape '#' when writing. */
@@ -166,11 +167,11 @@ export function renderAgent(agent: AgentState | null | undefined): string {
 }
 
 function oneLine(s: string): string {
-  return s.replace(/[\x00-\x1f\x7f]+/g, ' ').trim();
+  return printable(s).trim();
 }
 
 /** The id as printed by `follow`: the first eight characters. */
-export const sid8 = (sid: string) => sid.slice(0, 8);
+export const sid8 = (sid: string) => printable(sid.slice(0, 8));
 
 /** One human line: `10e378ef → e9e4ae8e (parked on job e9e4ae8e), busy`. */
 export function describeFollow(f: FollowResult): string {
@@ -179,9 +180,9 @@ export function describeFollow(f: FollowResult): string {
   const notes: string[] = [];
   const end = f.chain[f.chain.length - 1]!;
   const job = parkedJob(f);
-  if (f.hops > 0 && job) notes.push(`parked on job ${job}`);
-  if (f.stop === 'missing') notes.push(`parked on job ${end.parkedJobId}, which no row runs`);
-  if (f.stop === 'repeat') notes.push(`job ${end.parkedJobId} leads back into the chain`);
+  if (f.hops > 0 && job) notes.push(`parked on job ${printable(job)}`);
+  if (f.stop === 'missing') notes.push(`parked on job ${printable(String(end.parkedJobId))}, which no row runs`);
+  if (f.stop === 'repeat') notes.push(`job ${printable(String(end.parkedJobId))} leads back into the chain`);
   if (f.stop === 'limit') notes.push(`stopped after ${f.hops} hops`);
   const agent = end.alive ? renderAgent({ sessionId: end.sessionId, status: end.status, waitingFor: end.waitingFor, alive: true }) : 'gone';
   return `${ids}${notes.length ? ` (${notes.join('; ')})` : ''}${agent ? `, ${agent}` : ''}`;

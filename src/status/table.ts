@@ -1,6 +1,7 @@
 // Rows of the fleet for people: `tasks` prints them, the dashboard draws them.
 import { renderAgent, renderHop, sid8 } from '../registry/hop';
 import { ownerState } from './segments';
+import { clip, printable } from '../text';
 import type { FleetView, SessionView, TaskView } from './view';
 
 /** 42s, 5m, 3h, 2d. */
@@ -16,8 +17,11 @@ export function age(iso: string | null | undefined, now: number = Date.now()): s
 
 /** No control characters in a cell: a hostile label must not move the cursor. */
 export function cell(s: string): string {
-  return s.replace(/[\x00-\x1f\x7f-\x9f]+/g, ' ');
+  return printable(s);
 }
+
+/** The widest a cell of `tasks` gets: a 100 KB waitingFor must not make a 100 KB-wide column. */
+export const CELL_MAX = 60;
 
 const VERDICT_WORD = { owner: 'owner', other: 'other', pending: 'pending', unknown: 'cannot tell' } as const;
 
@@ -39,7 +43,7 @@ export function taskRow(t: TaskView, now: number = Date.now()): TaskRow {
     owner: t.error ? '(invalid)' : t.owner ? sid8(t.owner) : 'pending',
     verdict: `${d.verdict} ${VERDICT_WORD[ownerState(d)]}`,
     live: d.liveness ?? '-',
-    session: t.session ?? '-',
+    session: cell(t.session ?? '-'),
     hop: renderHop(t.hop) || '-',
     agent: cell(renderAgent(t.hop?.agent)) || '-',
     age: age(t.task?.createdAt, now),
@@ -58,9 +62,9 @@ export interface SessionRow {
 
 export function sessionRow(s: SessionView, now: number = Date.now()): SessionRow {
   return {
-    session: s.session,
+    session: cell(s.session),
     stamp: s.stamp ? sid8(s.stamp) : '-',
-    task: s.slug ?? '-',
+    task: cell(s.slug ?? '-'),
     verdict: s.decision ? `${s.decision.verdict} ${VERDICT_WORD[ownerState(s.decision)]}` : '-',
     hop: renderHop(s.hop) || '-',
     agent: cell(renderAgent(s.hop?.agent)) || '-',
@@ -70,7 +74,7 @@ export function sessionRow(s: SessionView, now: number = Date.now()): SessionRow
 
 /** Left-aligned columns, two spaces apart; the last column is not padded. */
 export function formatColumns(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
-  const all = [header, ...rows];
+  const all = [header, ...rows.map((r) => r.map((c) => clip(cell(c), CELL_MAX)))];
   const widths = header.map((_, i) => Math.max(...all.map((r) => [...(r[i] ?? '')].length)));
   return all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length))).join('  ').trimEnd());
 }
