@@ -81,7 +81,8 @@ export function columnWidths(cells: readonly (readonly string[])[], width: numbe
 
 /** Lines of the table for a terminal `width` columns wide (readable at 80). */
 export function dashboardLines(rows: readonly DashboardRow[], width: number): { header: string; lines: string[] } {
-  const cells = rows.map((r) => COLUMNS.map((c) => String(r[c.key] ?? '') || '-'));
+  // Session names and labels come from tmux and files: no control character is drawn.
+  const cells = rows.map((r) => COLUMNS.map((c) => cell(String(r[c.key] ?? '')) || '-'));
   const widths = columnWidths(cells, width);
   const line = (values: readonly string[]) =>
     `${' '.repeat(INDENT)}${values.map((v, i) => fit(v, widths[i]!)).join(' '.repeat(GAP))}`.trimEnd();
