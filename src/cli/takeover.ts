@@ -3,6 +3,7 @@ import { ExitWith } from '../errors';
 import { takeover } from '../ownership/takeover';
 import type { Args } from './types';
 import { writeStdout } from './output';
+import { printable } from '../text';
 
 export async function run(args: Args, ctx: Context): Promise<number> {
   let r;
@@ -20,9 +21,9 @@ export async function run(args: Args, ctx: Context): Promise<number> {
     const { before, ...rest } = r;
     writeStdout(`${JSON.stringify({ ...rest, refused: false, before: { verdict: before.verdict, owner: before.owner, liveness: before.liveness, reason: before.reason } })}\n`);
   } else if (r.already) {
-    writeStdout(`${r.slug}: ${r.asker} already owns it; nothing changed\n`);
+    writeStdout(`${printable(`${r.slug}: ${r.asker} already owns it; nothing changed`)}\n`);
   } else {
-    writeStdout(`${r.slug}: ${r.asker} is the Driver now (epoch ${r.epoch}, from ${r.from || 'nobody named'}, ${r.reason})\n`);
+    writeStdout(`${printable(`${r.slug}: ${r.asker} is the Driver now (epoch ${r.epoch}, from ${r.from || 'nobody named'}, ${r.reason})`)}\n`);
   }
   return 0;
 }
