@@ -5,8 +5,16 @@
 // reader that has gone (EPIPE) gets nothing more.
 import { writeSync } from 'node:fs';
 
+/**
+ * The last guard for the terminal: a control character other than a tab or a
+ * newline never leaves the helper, whatever a caller forgot. Values are made
+ * printable where they are shown (src/text.ts); JSON output holds no raw one.
+ */
+// eslint-disable-next-line no-control-regex
+const TERMINAL_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]+/g;
+
 function writeAll(fd: 1 | 2, text: string): void {
-  const buf = Buffer.from(text, 'utf8');
+  const buf = Buffer.from(text.replace(TERMINAL_CONTROL, ' '), 'utf8');
   let done = 0;
   try {
     while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done);
