@@ -8,10 +8,11 @@ import { writeSync } from 'node:fs';
 /**
  * The last guard for the terminal: a control character other than a tab or a
  * newline never leaves the helper, whatever a caller forgot. Values are made
- * printable where they are shown (src/text.ts); JSON output holds no raw one.
+ * printable where they are shown (src/text.ts); JSON output holds no raw one,
+ * so it is never changed by this.
  */
 // eslint-disable-next-line no-control-regex
-const TERMINAL_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]+/g;
+const TERMINAL_CONTROL = /[\u0000-\u0008\u000b-\u001f]+/g;
 
 function writeAll(fd: 1 | 2, text: string): void {
   const buf = Buffer.from(text.replace(TERMINAL_CONTROL, ' '), 'utf8');
