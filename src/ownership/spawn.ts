@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, rmdir, stat, unlink, writeFile } from '../fs-async';
 import { formatBytes, readRegularFileBytes, readUserFile, UnsafeFileError } from '../fs-safe';
 import { isAbsolute, join, resolve } from 'node:path';
+import { realpath } from 'node:fs/promises';
 import { taskDir, tasksDir, type Context } from '../context';
 import { FleetError, UsageError, errorMessage } from '../errors';
 import { launchPrompt, pointerLine } from '../pointer';
@@ -21,7 +22,7 @@ import { assertSlug } from '../tasks/slug';
 import { readTask, updateTask } from '../tasks/store';
 import { escapeFormat } from '../tmux/args';
 import { Tmux } from '../tmux/client';
-import { createSpawnSession, killSessionById, readAsker, readSpawnOptions } from '../tmux/session-marks';
+import { createSpawnSession, killSessionById, readAsker, readPaneCurrentPath, readSpawnOptions } from '../tmux/session-marks';
 import { optionDefault, optionValue } from '../options';
 import { findParentRecord } from './parent';
 import { isValidSid } from './sid';
@@ -88,6 +89,18 @@ export function agentArgv(command: string, extraArgs: readonly string[], promptF
   return ['/bin/sh', '-c', script, AGENT_ARGV0, promptFile, ...extraArgs];
 }
 
+/**
+ * Why tmux cannot be given this start directory, or null. tmux 3.3a expands
+ * formats in a `-c` directory, and `#[` even when doubled, so a `#` is refused,
+ * as is a control character (docs/tmux.md#facts-measured-on-tmux-33a).
+ */
+export function startDirectoryProblem(dir: string): string | null {
+  if (dir.includes('#')) return 'holds a #, which tmux expands in a start directory; use a directory without #';
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(dir)) return 'holds a control character';
+  return null;
+}
+
 function assertCommand(cmd: string, what: string): string {
   if (cmd.trim() === '') throw new UsageError(`${what}: the agent command is empty`);
   // eslint-disable-next-line no-control-regex
@@ -146,6 +159,8 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
   if (opts.cwd !== undefined) {
     cwdFlag = resolve(opts.cwd);
     if (!(await isDirectory(cwdFlag))) throw new UsageError(`spawn: --cwd ${cwdFlag} is not a directory`);
+    const bad = startDirectoryProblem(cwdFlag);
+    if (bad) throw new UsageError(`spawn: --cwd ${JSON.stringify(cwdFlag)} ${bad}`);
   }
 
   // The task as it is now; a corrupt task.json stops the spawn before anything runs.
@@ -203,6 +218,8 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
       cwd = previous.worktree; // a respawn goes back to the task's own worktree
     }
     cwd ??= process.cwd();
+    const badCwd = startDirectoryProblem(cwd);
+    if (badCwd) throw new UsageError(`spawn: the agent's directory ${JSON.stringify(cwd)} ${badCwd}`);
 
     // --- launch-prompt.md (0600) in the task directory. ---
     const dir = taskDir(ctx.home, slug);
@@ -253,6 +270,12 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
           ? `spawn: setting up tmux session ${session} failed (${created.error}); the session was killed`
           : `spawn: cannot create tmux session ${session}: ${created.error}`,
       );
+    }
+    // The agent runs where the task says, or the spawn fails (tmux could still read the path its own way).
+    const shown = await readPaneCurrentPath(tmux, session);
+    const want = await realpath(cwd).catch(() => cwd as string);
+    if (shown !== want) {
+      throw new FleetError(`spawn: tmux started the agent in ${JSON.stringify(shown)}, not in ${JSON.stringify(want)}; the session was killed`);
     }
 
     // --- One write: pending owner, the pane, the nonce, the launch fields. ---

@@ -176,6 +176,12 @@ export async function createSpawnSession(tmux: Tmux, plan: SpawnSessionPlan): Pr
   return { ok: false, sessionId, error: tmuxErrorText(r.stderr, r.exitCode) };
 }
 
+/** The current directory of a session's active pane (tmux reads it from the process), '' when unknown. */
+export async function readPaneCurrentPath(tmux: Tmux, session: string): Promise<string> {
+  const r = await tmux.tryRun(['display-message', '-p', '-t', sessionTarget(session), '#{pane_current_path}']);
+  return r.exitCode === 0 ? firstLine(r.stdout) : '';
+}
+
 /** Kills a session by its id ($N), which no later session can share. */
 export async function killSessionById(tmux: Tmux, sessionId: string): Promise<boolean> {
   const r = await tmux.tryRun(['kill-session', '-t', sessionId]);
