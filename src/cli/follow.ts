@@ -10,6 +10,7 @@ import { Tmux } from '../tmux';
 import { paneSession } from '../tmux/pane';
 import type { Args } from './types';
 import { writeStdout, writeStderr } from './output';
+import { printable } from '../text';
 
 const out = (line: string) => writeStdout(`${line}\n`);
 
@@ -58,14 +59,14 @@ async function watch(tmux: Tmux, ctx: Context): Promise<number> {
         if (ctx.json) {
           const { base, attached, hops, stop: s, chain } = hop.follow;
           out(JSON.stringify({ event: 'follow', session: hop.session, base, attached, hops, stop: s, chain }));
-        } else out(`${hop.session}: ${describeFollow(hop.follow)}`);
+        } else out(`${printable(hop.session)}: ${describeFollow(hop.follow)}`);
       }
     },
     onEvent: (e) => {
       if (ctx.json) out(JSON.stringify({ event: e.kind, session: e.session, base: e.base, from: e.from, to: e.to, jobId: e.jobId }));
-      else out(`${e.session}: ${hopToast(e).replace(/^fleet: /, '')}`);
+      else out(`${printable(e.session)}: ${hopToast(e).replace(/^fleet: /, '')}`);
     },
-    onError: (err) => writeStderr(`tmux-fleet: follow --watch: ${err instanceof Error ? err.message : String(err)}\n`),
+    onError: (err) => writeStderr(`tmux-fleet: follow --watch: ${printable(err instanceof Error ? err.message : String(err))}\n`),
   });
   if (why === 'server-gone' && !ctx.json) writeStderr(`tmux-fleet: follow --watch: ${tmux.describeServer()} went away\n`);
   return 0;

@@ -10,6 +10,7 @@ import { UsageError } from '../errors';
 import { hookStatus, installHook, settingsFile, stampCommand, uninstallHook } from '../hooks/settings';
 import type { Args } from './types';
 import { writeStdout } from './output';
+import { printable } from '../text';
 
 /** The running helper's own file (the bundle), symlinks resolved. */
 function helperPath(): string {
@@ -30,6 +31,6 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   else if (action === 'uninstall') r = await uninstallHook(file, command);
   else if (action === 'status') r = await hookStatus(file, command);
   else throw new UsageError(`hooks: <action> must be install, uninstall or status, not ${JSON.stringify(action)}`);
-  writeStdout(ctx.json ? `${JSON.stringify(r)}\n` : `${r.message}\n`);
+  writeStdout(ctx.json ? `${JSON.stringify(r)}\n` : `${printable(r.message)}\n`);
   return action === 'status' && !r.installed ? 1 : 0;
 }

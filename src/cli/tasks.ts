@@ -5,6 +5,7 @@ import { readFleetView } from '../status/view';
 import { Tmux } from '../tmux';
 import type { Args } from './types';
 import { writeStdout, writeStderr } from './output';
+import { printable } from '../text';
 
 /** Every task: owner, the verdict for the session in its pane, liveness, hop, agent state, age. */
 export async function run(_args: Args, ctx: Context): Promise<number> {
@@ -34,6 +35,6 @@ export async function run(_args: Args, ctx: Context): Promise<number> {
     writeStdout(`${tasksTable(view).join('\n')}\n`);
   }
   if (view.tmuxError) writeStderr(`tmux-fleet: tmux not read, pending verdicts cannot tell: ${view.tmuxError}\n`);
-  for (const t of view.tasks) if (t.error) writeStderr(`tmux-fleet: ${t.error}\n`);
+  for (const t of view.tasks) if (t.error) writeStderr(`tmux-fleet: ${printable(t.error)}\n`);
   return 0;
 }
