@@ -1,9 +1,10 @@
 import { registryDir, type Context } from '../context';
+import { spawnTask } from '../ownership/spawn';
 import { runDashboard } from '../status/dashboard-tui';
 import { Tmux } from '../tmux';
 import type { Args } from './types';
 
-/** The popup: every task and agent session; Enter switches the client there. */
+/** The popup: every task and agent; Enter switches the client there or opens a job. */
 export async function run(_args: Args, ctx: Context): Promise<number> {
   return runDashboard({
     tmux: new Tmux(ctx.socket),
@@ -12,5 +13,7 @@ export async function run(_args: Args, ctx: Context): Promise<number> {
     input: process.stdin,
     output: process.stdout,
     client: ctx.env.TMUX_FLEET_CLIENT || undefined,
+    // `r` on a task whose owner is gone: what `tmux-fleet spawn <slug> --replace --resume` does.
+    resume: async (slug) => (await spawnTask(ctx, slug, { replace: true, resume: true })).session,
   });
 }

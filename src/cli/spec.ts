@@ -121,6 +121,16 @@ export const COMMANDS: CommandSpec[] = [
     options: {},
     load: () => import('./dashboard'),
   },
+  {
+    name: 'attention',
+    describe: 'the agents waiting for you, longest first; --jump goes to the first',
+    positionals: [],
+    options: {
+      jump: { type: 'boolean', describe: "switch to the longest-waiting agent (a job opens in a tmux window)" },
+      client: { type: 'string', describe: 'the tmux client to move (default $TMUX_FLEET_CLIENT, else the current one)' },
+    },
+    load: () => import('./attention'),
+  },
 ];
 
 export function findCommand(name: string | undefined): CommandSpec | undefined {

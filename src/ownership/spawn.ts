@@ -300,6 +300,11 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
           (next as Record<string, unknown>).baseCommit = wt.baseCommit;
         }
         if (items.length > 0) next.acceptance = [...(cur?.acceptance ?? []), ...items];
+        if (resumeSid) {
+          // The task follows to the resumed session: its id is filled in when the Driver stamps (stamp.ts fillPending).
+          next.priorDriverSid = resumeSid;
+          next.handovers = [...(cur?.handovers ?? []), { from: resumeSid, to: '', at: now, reason: 'resume', pane: session }];
+        }
         return next;
       },
       { create: true },

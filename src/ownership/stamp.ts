@@ -89,7 +89,11 @@ export function fillPending(task: Task | null, read: Pick<StampRead, 'session' |
   if (!task || ownerSid(task) !== '') return null;
   if (!task.spawnNonce || read.nonce !== task.spawnNonce || task.driverPane !== read.session) return null;
   // The serializer drops spawnNonce once driverSid is set.
-  return withProcess({ ...task, driverSid: sid }, row);
+  const next = withProcess({ ...task, driverSid: sid }, row);
+  // A spawn --resume recorded its handover before the resumed session had stamped: it goes to this one.
+  const last = next.handovers?.[next.handovers.length - 1];
+  if (last && last.reason === 'resume' && last.to === '') next.handovers = [...next.handovers!.slice(0, -1), { ...last, to: sid }];
+  return next;
 }
 
 /** The /clear handover, when the new id's row proves the same process as the recorded Driver. Pure. */

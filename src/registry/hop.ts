@@ -14,6 +14,8 @@ export interface AgentState {
   sessionId: string;
   status: string | null;
   waitingFor: string | null;
+  /** Claude Code's sentence of what it needs from the user (2.1.332 `needs`), or null. */
+  needs?: string | null;
   alive: boolean;
 }
 
@@ -76,7 +78,7 @@ export function hopOf(session: string, base: string, rows: readonly LiveRow[]): 
     jobId: f.attached !== base ? parkedJob(f) : null,
     follow: f,
     agent: end
-      ? { sessionId: end.row.sessionId, status: end.row.status ?? null, waitingFor: end.row.waitingFor ?? null, alive: end.alive }
+      ? { sessionId: end.row.sessionId, status: end.row.status ?? null, waitingFor: end.row.waitingFor ?? null, needs: end.row.needs ?? null, alive: end.alive }
       : null,
   };
 }
@@ -155,15 +157,31 @@ export function renderHop(hop: Pick<SessionHop, 'base' | 'attached'> | null | un
 }
 
 /**
- * The @fleet-agent segment text from the attached row: `busy`, `idle`,
- * `shell`, `waiting: approve Bash` (or `waiting`). '' when there is no row or
- * its process is gone. Plain text: escape '#' when writing.
+ * The @fleet-agent segment text from the attached row: Claude Code's `needs`
+ * sentence when the row has one (cut to `max` characters with `…`), else
+ * `busy`, `idle`, `shell`, `waiting: approve Bash` (or `waiting`). '' when
+ * there is no row or its process is gone. Plain text: escape '#' when writing.
  */
-export function renderAgent(agent: AgentState | null | undefined): string {
-  if (!agent || !agent.alive || !agent.status) return '';
+export function renderAgent(agent: AgentState | null | undefined, max: number = Infinity): string {
+  if (!agent || !agent.alive) return '';
+  const needs = agent.needs ? oneLine(agent.needs) : '';
+  if (needs !== '') return shorten(needs, max);
+  if (!agent.status) return '';
   const status = oneLine(agent.status);
-  if (status === 'waiting' && agent.waitingFor) return `waiting: ${oneLine(agent.waitingFor)}`;
+  if (status === 'waiting' && agent.waitingFor) return shorten(`waiting: ${oneLine(agent.waitingFor)}`, max);
   return status;
+}
+
+/** Whether the agent waits for the user: status `waiting`, or a `needs` sentence. */
+export function agentWaits(agent: Pick<AgentState, 'status' | 'needs' | 'alive'> | null | undefined): boolean {
+  return !!agent && agent.alive && (agent.status === 'waiting' || (!!agent.needs && oneLine(agent.needs) !== ''));
+}
+
+/** At most `max` characters, the last one `…` when cut. */
+export function shorten(s: string, max: number): string {
+  const chars = [...s];
+  if (chars.length <= max) return s;
+  return `${chars.slice(0, Math.max(0, max - 1)).join('').trimEnd()}…`;
 }
 
 function oneLine(s: string): string {

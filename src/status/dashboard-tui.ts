@@ -1,12 +1,17 @@
-// The dashboard's terminal loop, shown in display-popup: j/k or arrows move,
-// Enter switches the client to the row's session, q quits. Without a terminal
-// it prints the table once.
+// The dashboard's terminal loop, shown in display-popup (docs/status.md#dashboard).
+// The keys are a state machine (dashboard-keys.ts) fed every key of each input
+// chunk in order; this loop draws and carries out the actions: switch the
+// client, open / show / stop a background job, resume a task. Without a
+// terminal it prints the table once.
 import { errorMessage } from '../errors';
 import type { Tmux } from '../tmux/client';
 import { switchClient } from '../tmux/switch';
-import { dashboardLines, dashboardRows, type DashboardRow } from './dashboard';
+import { readDashboardData } from './dashboard-agents';
+import { openJob, runAgentJob } from './dashboard-jobs';
+import { DashboardKeys, KEYS_HELP, type DashboardAction } from './dashboard-keys';
+import { dashboardLines, dashboardRows } from './dashboard';
 import { cell } from './table';
-import { readFleetView, type FleetView } from './view';
+import type { FleetView } from './view';
 
 export interface DashboardOptions {
   tmux: Tmux;
@@ -17,64 +22,72 @@ export interface DashboardOptions {
   /** The client to switch (display-popup cannot tell its command; the binding may export it). */
   client?: string;
   refreshMs?: number;
+  /** `r` on a task whose owner is gone: `spawn <slug> --replace --resume`; resolves with the new tmux session. */
+  resume?: (slug: string) => Promise<string>;
 }
 
 const ESC = '\x1b[';
-const KEYS_HELP = 'j/k ↑/↓ move · Enter switch · r refresh · q quit';
 
 export async function runDashboard(opts: DashboardOptions): Promise<number> {
   const { input, output } = opts;
-  const load = () => readFleetView(opts.tmux, opts.home, opts.registry);
+  const load = () => readDashboardData(opts.tmux, opts.home, opts.registry);
   if (!input.isTTY) {
-    const view = await load();
-    const rows = dashboardRows(view);
+    const data = await load();
+    const rows = dashboardRows(data.view, data.agents);
     const { header, lines } = dashboardLines(rows, output.columns || 80);
     output.write(`${[header, ...lines].join('\n')}\n`);
     return 0;
   }
 
-  let view: FleetView = await load();
-  let rows: DashboardRow[] = dashboardRows(view);
-  let selected = 0;
-  let message = '';
+  const first = await load();
+  let view: FleetView = first.view;
+  let agentCount = first.agents.length;
+  const keys = new DashboardKeys(dashboardRows(first.view, first.agents));
+  /** A job's output shown over the table until a key is pressed. */
+  let pager: { title: string; lines: string[] } | null = null;
+  let busy = false;
 
   const draw = () => {
     const width = output.columns || 80;
     const height = output.rows || 24;
+    const screen: string[] = [];
+    if (pager) {
+      screen.push(`${ESC}1m${cell(pager.title).slice(0, width - 1)}${ESC}0m`);
+      const room = Math.max(1, height - 3);
+      for (const l of pager.lines.slice(-room)) screen.push(cell(l).slice(0, width - 1));
+      while (screen.length < height - 1) screen.push('');
+      screen.push(`${ESC}2many key: back${ESC}0m`);
+      output.write(`${ESC}H${ESC}2J${screen.join('\r\n')}`);
+      return;
+    }
+    const rows = keys.rows;
     // One column short of the edge: writing the last column would make the terminal wrap.
     const { header, lines } = dashboardLines(rows, width - 1);
-    const title = `tmux-fleet · ${view.tasks.length} task${view.tasks.length === 1 ? '' : 's'}, ${view.sessions.length} agent session${view.sessions.length === 1 ? '' : 's'}`;
-    const screen: string[] = [`${ESC}1m${title}${ESC}0m`, `${ESC}2m${header}${ESC}0m`];
+    const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+    const waiting = rows.filter((r) => r.attention).length;
+    const title = `tmux-fleet · ${plural(view.tasks.length, 'task')}, ${plural(view.sessions.length, 'agent session')}, ${plural(agentCount, 'other agent')}${waiting ? ` · ${waiting} waiting` : ''}${keys.filter ? ` · filter: ${keys.filter}` : ''}`;
+    screen.push(`${ESC}1m${cell(title).slice(0, width - 1)}${ESC}0m`, `${ESC}2m${header}${ESC}0m`);
     const room = Math.max(1, height - 5);
-    const first = Math.max(0, Math.min(selected - room + 1, rows.length - room));
-    lines.slice(first, first + room).forEach((l, i) => {
-      const idx = first + i;
-      screen.push(idx === selected ? `${ESC}7m${l.padEnd(width - 1)}${ESC}0m` : l);
+    const top = Math.max(0, Math.min(keys.selected - room + 1, rows.length - room));
+    lines.slice(top, top + room).forEach((l, i) => {
+      screen.push(top + i === keys.selected ? `${ESC}7m${l.padEnd(width - 1)}${ESC}0m` : l);
     });
-    if (rows.length === 0) screen.push('  no tasks and no agent sessions');
+    if (rows.length === 0) screen.push(keys.filter ? `  nothing matches ${cell(keys.filter)}` : '  no tasks and no agents');
     while (screen.length < height - 2) screen.push('');
-    const reason = selectedReason();
-    screen.push(`${ESC}2m${cell(message || reason).slice(0, width - 1)}${ESC}0m`);
-    screen.push(`${ESC}2m${KEYS_HELP}${ESC}0m`);
+    const bottom = keys.statusLine() || (view.tmuxError ? `tmux: ${view.tmuxError}` : '');
+    screen.push(`${ESC}2m${cell(bottom).slice(0, width - 1)}${ESC}0m`);
+    screen.push(`${ESC}2m${KEYS_HELP.slice(0, width - 1)}${ESC}0m`);
     output.write(`${ESC}H${ESC}2J${screen.join('\r\n')}`);
-  };
-
-  const selectedReason = (): string => {
-    const row = rows[selected];
-    if (!row) return view.tmuxError ? `tmux: ${view.tmuxError}` : '';
-    const t = view.tasks.find((x) => x.slug === row.task && x.session === row.session);
-    return t ? t.decision.reason : row.session ? `session ${row.session}` : '';
   };
 
   const refresh = async () => {
     try {
-      const keep = rows[selected]?.session ?? rows[selected]?.task;
-      view = await load();
-      rows = dashboardRows(view);
-      const again = rows.findIndex((r) => (r.session ?? r.task) === keep);
-      selected = again >= 0 ? again : Math.min(selected, Math.max(0, rows.length - 1));
+      const data = await load();
+      view = data.view;
+      agentCount = data.agents.length;
+      keys.setRows(dashboardRows(data.view, data.agents));
     } catch (err) {
-      message = errorMessage(err);
+      keys.message = errorMessage(err);
     }
     draw();
   };
@@ -83,12 +96,17 @@ export async function runDashboard(opts: DashboardOptions): Promise<number> {
   input.setRawMode(true);
   input.resume();
   draw();
-  const timer = setInterval(() => void refresh(), opts.refreshMs ?? 2000);
+  const timer = setInterval(() => {
+    if (!busy && !pager) void refresh();
+  }, opts.refreshMs ?? 2000);
   const onResize = () => draw();
   output.on('resize', onResize);
 
   return new Promise<number>((resolve) => {
+    let done = false;
     const finish = (code: number) => {
+      if (done) return;
+      done = true;
       clearInterval(timer);
       output.off('resize', onResize);
       input.off('data', onData);
@@ -97,32 +115,78 @@ export async function runDashboard(opts: DashboardOptions): Promise<number> {
       output.write(`${ESC}?25h${ESC}?1049l`);
       resolve(code);
     };
-    const onData = (buf: Buffer) => {
-      const key = buf.toString('utf8');
-      message = '';
-      if (key === 'q' || key === '\x03' || key === '\x1b') return finish(0);
-      if (key === 'j' || key === `${ESC}B`) selected = Math.min(selected + 1, Math.max(0, rows.length - 1));
-      else if (key === 'k' || key === `${ESC}A`) selected = Math.max(0, selected - 1);
-      else if (key === 'g') selected = 0;
-      else if (key === 'G') selected = Math.max(0, rows.length - 1);
-      else if (key === 'r') return void refresh();
-      else if (key === '\r' || key === '\n') {
-        const row = rows[selected];
-        if (!row?.session) {
-          message = row ? `task ${row.task} has no tmux session to switch to` : 'nothing selected';
-        } else {
-          const target = row.session;
-          switchClient(opts.tmux, target, opts.client).then(
-            () => finish(0),
-            (err: unknown) => {
-              message = errorMessage(err);
-              draw();
-            },
-          );
-          return;
+
+    /** Carries out one action; true when the dashboard should close. */
+    const perform = async (a: DashboardAction): Promise<boolean> => {
+      switch (a.type) {
+        case 'quit':
+          return true;
+        case 'refresh':
+          await refresh();
+          return false;
+        case 'switch':
+          await switchClient(opts.tmux, a.session, opts.client);
+          return true;
+        case 'attach': {
+          keys.message = `opening job ${a.jobId}…`;
+          draw();
+          await openJob(opts.tmux, a.jobId, a.parkedBy, opts.client);
+          return true;
+        }
+        case 'logs': {
+          keys.message = `reading the output of job ${a.jobId}…`;
+          draw();
+          const r = await runAgentJob(opts.tmux, 'logs', a.jobId);
+          pager = { title: `job ${a.jobId}: recent output${r.exitCode === 0 ? '' : ` (exit ${r.exitCode})`}`, lines: r.lines.length ? r.lines : ['(no output)'] };
+          keys.message = '';
+          return false;
+        }
+        case 'stop': {
+          keys.message = `stopping job ${a.jobId}…`;
+          draw();
+          const r = await runAgentJob(opts.tmux, 'stop', a.jobId);
+          keys.message = r.exitCode === 0 ? `job ${a.jobId} stopped` : `stop ${a.jobId} failed (exit ${r.exitCode}): ${r.lines.slice(-1)[0] ?? ''}`;
+          await refresh();
+          return false;
+        }
+        case 'resume': {
+          if (!opts.resume) {
+            keys.message = 'resume is not available here';
+            return false;
+          }
+          keys.message = `resuming ${a.slug}…`;
+          draw();
+          const session = await opts.resume(a.slug);
+          await switchClient(opts.tmux, session, opts.client);
+          return true;
         }
       }
+    };
+
+    // Actions run one at a time, in the order their keys came.
+    let queue: Promise<void> = Promise.resolve();
+    const onData = (buf: Buffer) => {
+      if (pager) {
+        pager = null;
+        draw();
+        return;
+      }
+      const actions = keys.feed(buf.toString('utf8'));
       draw();
+      for (const a of actions) {
+        queue = queue.then(async () => {
+          if (done) return;
+          busy = true;
+          try {
+            if (await perform(a)) finish(0);
+          } catch (err) {
+            keys.message = errorMessage(err);
+          } finally {
+            busy = false;
+          }
+          if (!done) draw();
+        });
+      }
     };
     input.on('data', onData);
   });

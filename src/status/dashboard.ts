@@ -1,25 +1,92 @@
-// The dashboard's content: one row per task and per agent session not bound
-// to a task, drawn to fit a width. Pure; the terminal loop is in dashboard-tui.ts.
-import { renderAgent, renderHop, sid8 } from '../registry/hop';
+// The dashboard's content: one row per task, per agent session not bound to a
+// task, and per live agent no such row shows (parked tabs, background jobs,
+// agents outside any task); rows that need the user first. Drawn to fit a
+// width. Pure; the terminal loop is in dashboard-tui.ts.
+import { homedir } from 'node:os';
+import { agentWaits, renderAgent, renderHop, sid8 } from '../registry/hop';
+import { timeMs } from '../registry/schema';
+import type { FleetAgent } from './dashboard-agents';
 import { ownerState } from './segments';
 import { age, cell } from './table';
 import type { FleetView } from './view';
 
+export type RowKind = 'task' | 'session' | 'parked' | 'job' | 'agent';
+
 export interface DashboardRow {
-  /** The tmux session Enter switches to, or null when the task has none. */
+  kind: RowKind;
+  /** The tmux session Enter switches to, or null when there is none. */
   session: string | null;
+  /** TASK column: the slug, or what the agent is (`job 45a15a22`, `tab a7ffa1f6`, `agent a7ffa1f6`). */
   task: string;
   owner: string;
   verdict: string;
   hop: string;
   agent: string;
   age: string;
+  dir: string;
+  /** The task of the row (for `r`), else null. */
+  slug: string | null;
+  /** The background job the row shows (a job, a parked tab's job, a task following one), else null. */
+  jobId: string | null;
+  /** The tmux session that parked the job, when one still holds the tab. */
+  parkedBy: string | null;
+  /** The task's owner is gone: `r` resumes it. */
+  ownerGone: boolean;
+  /** Waiting, a `needs` sentence, or tempo blocked: sorted first. */
+  attention: boolean;
+  /** Since when the row's agent is in its state (epoch ms; -Infinity unknown): the longest wait first. */
+  since: number;
+  /** The bottom line when selected. */
+  reason: string;
 }
 
 const WORD = { owner: 'owner', other: 'other', pending: 'pending', unknown: 'cannot tell' } as const;
 
-export function dashboardRows(view: FleetView, now: number = Date.now()): DashboardRow[] {
+function dirLabel(cwd: string | null | undefined, home: string): string {
+  if (!cwd) return '-';
+  const c = cell(cwd);
+  return home && home !== '/' && (c === home || c.startsWith(`${home}/`)) ? `~${c.slice(home.length)}` : c;
+}
+
+const ageOfMs = (ms: number, now: number) => (Number.isFinite(ms) ? age(new Date(ms).toISOString(), now) : '-');
+
+function endSince(hop: FleetView['tasks'][number]['hop']): number {
+  const end = hop?.follow.rows[hop.follow.rows.length - 1];
+  return end ? timeMs(end.row.statusUpdatedAt ?? end.row.updatedAt) : -Infinity;
+}
+
+function agentRow(g: FleetAgent, now: number, home: string): DashboardRow {
+  const id8 = g.jobId ?? sid8(g.sessionId);
+  const label = g.kind === 'job' ? `job ${g.jobId}` : g.kind === 'parked' ? `tab ${sid8(g.sessionId)}` : `agent ${id8}`;
+  const what = g.kind === 'job' ? `background job ${g.jobId}` : g.kind === 'parked' ? `tab ${g.sessionId} parked on job ${g.jobId}` : `agent ${g.sessionId}, outside any task`;
+  const where = g.session ? ` in tmux session ${g.session}` : g.parkedBy ? `, parked by tmux session ${g.parkedBy}` : '';
+  const attention = agentWaits(g.agent) || g.tempo === 'blocked';
+  const state = renderAgent(g.agent) || (g.tempo === 'blocked' ? 'blocked' : '');
+  return {
+    kind: g.kind,
+    session: g.session,
+    task: label,
+    owner: '-',
+    verdict: '-',
+    hop: g.kind === 'parked' && g.jobId ? `${g.sessionId.slice(0, 4)} → ${g.jobId.slice(0, 4)}` : '',
+    agent: cell(state),
+    age: ageOfMs(g.startedAt, now),
+    dir: dirLabel(g.cwd, home),
+    slug: null,
+    jobId: g.jobId,
+    parkedBy: g.kind === 'parked' ? g.session : g.parkedBy,
+    ownerGone: false,
+    attention,
+    since: g.since,
+    reason: `${what}${where}${g.agent.needs ? `: ${cell(g.agent.needs)}` : ''}`,
+  };
+}
+
+/** Every row, those that need the user first (longest wait first), then tasks, sessions and agents in order. */
+export function dashboardRows(view: FleetView, agents: readonly FleetAgent[] = [], now: number = Date.now(), home: string = homedir()): DashboardRow[] {
+  const taskOwner = new Map(view.tasks.map((t) => [t.slug, t.owner]));
   const rows: DashboardRow[] = view.tasks.map((t) => ({
+    kind: 'task',
     session: t.session,
     task: t.slug,
     owner: t.error ? 'invalid' : t.owner ? sid8(t.owner) : 'pending',
@@ -27,25 +94,53 @@ export function dashboardRows(view: FleetView, now: number = Date.now()): Dashbo
     hop: renderHop(t.hop),
     agent: cell(renderAgent(t.hop?.agent)),
     age: age(t.task?.createdAt, now),
+    dir: dirLabel(t.task?.worktree ?? t.task?.cwd, home),
+    slug: t.slug,
+    jobId: t.hop?.jobId ?? null,
+    parkedBy: t.hop?.jobId ? t.session : null,
+    ownerGone: t.owner !== '' && t.decision.liveness === 'gone',
+    attention: agentWaits(t.hop?.agent),
+    since: endSince(t.hop),
+    reason: t.decision.reason,
   }));
   const shown = new Set(rows.map((r) => r.session).filter((s): s is string => s !== null));
   for (const s of view.sessions) {
     if (shown.has(s.session)) continue;
+    // The task's owner, as the status line names it: never the session's own stamp.
+    const owner = s.decision?.owner || (s.slug ? taskOwner.get(s.slug) : '') || '';
     rows.push({
+      kind: 'session',
       session: s.session,
       task: s.slug ?? '-',
-      owner: s.stamp ? sid8(s.stamp) : '-',
+      owner: owner ? sid8(owner) : s.slug ? 'pending' : '-',
       verdict: s.decision ? `${s.decision.verdict} ${WORD[ownerState(s.decision)]}` : '-',
       hop: renderHop(s.hop),
       agent: cell(renderAgent(s.hop?.agent)),
       age: s.created ? age(new Date(s.created * 1000).toISOString(), now) : '-',
+      dir: '-',
+      slug: s.slug,
+      jobId: s.hop?.jobId ?? null,
+      parkedBy: s.hop?.jobId ? s.session : null,
+      ownerGone: false,
+      attention: agentWaits(s.hop?.agent),
+      since: endSince(s.hop),
+      reason: s.decision ? s.decision.reason : `session ${s.session}, stamped ${s.stamp}`,
     });
   }
-  return rows;
+  for (const g of agents) rows.push(agentRow(g, now, home));
+  const first = rows.filter((r) => r.attention).sort((a, b) => a.since - b.since);
+  return [...first, ...rows.filter((r) => !r.attention)];
+}
+
+/** The rows whose cells hold `text` (case-insensitive); all rows for ''. */
+export function filterRows(rows: readonly DashboardRow[], text: string): DashboardRow[] {
+  const want = text.trim().toLowerCase();
+  if (want === '') return [...rows];
+  return rows.filter((r) => COLUMNS.some((c) => String(r[c.key] ?? '').toLowerCase().includes(want)));
 }
 
 /** Columns in order; `shrink` gives the order in which too-wide columns give way (lower first), down to `min`. */
-const COLUMNS: { key: keyof DashboardRow; title: string; min: number; shrink: number }[] = [
+const COLUMNS: { key: keyof DashboardRow; title: string; min: number; shrink: number; keepEnd?: boolean }[] = [
   { key: 'task', title: 'TASK', min: 8, shrink: 2 },
   { key: 'session', title: 'SESSION', min: 8, shrink: 1 },
   { key: 'owner', title: 'OWNER', min: 8, shrink: 9 },
@@ -53,15 +148,18 @@ const COLUMNS: { key: keyof DashboardRow; title: string; min: number; shrink: nu
   { key: 'hop', title: 'HOP', min: 3, shrink: 5 },
   { key: 'agent', title: 'AGENT', min: 8, shrink: 3 },
   { key: 'age', title: 'AGE', min: 3, shrink: 9 },
+  { key: 'dir', title: 'DIR', min: 3, shrink: 0, keepEnd: true },
 ];
 
 const INDENT = 2;
 const GAP = 1;
 const len = (s: string) => [...s].length;
 
-function fit(s: string, width: number): string {
+function fit(s: string, width: number, keepEnd = false): string {
   const chars = [...s];
   if (chars.length <= width) return s + ' '.repeat(width - chars.length);
+  // A directory keeps its end: the last names tell it apart.
+  if (keepEnd) return `…${chars.slice(chars.length - Math.max(0, width - 1)).join('')}`;
   return `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
 }
 
@@ -85,6 +183,6 @@ export function dashboardLines(rows: readonly DashboardRow[], width: number): { 
   const cells = rows.map((r) => COLUMNS.map((c) => cell(String(r[c.key] ?? '')) || '-'));
   const widths = columnWidths(cells, width);
   const line = (values: readonly string[]) =>
-    `${' '.repeat(INDENT)}${values.map((v, i) => fit(v, widths[i]!)).join(' '.repeat(GAP))}`.trimEnd();
+    `${' '.repeat(INDENT)}${values.map((v, i) => fit(v, widths[i]!, COLUMNS[i]!.keepEnd)).join(' '.repeat(GAP))}`.trimEnd();
   return { header: line(COLUMNS.map((c) => c.title)), lines: cells.map(line) };
 }

@@ -2,10 +2,11 @@
 // of every session and the hop toasts. Reads files; starts no process.
 import { PaneProofs, type PaneProof } from '../ownership/pane-agents';
 import { pidExists } from '../proc';
-import { HopTracker } from '../registry/hop';
+import { HopTracker, shorten } from '../registry/hop';
 import { ownerSid } from '../tasks/schema';
 import type { TmuxSnapshot } from '../tmux/snapshot';
-import { agentSegment, hopSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
+import { fleetAgents, fleetWaiters } from './dashboard-agents';
+import { agentSegment, attentionSegment, hopSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
 import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
 import { CachedFleetData, computeView, type FleetData } from './view';
 
@@ -23,6 +24,8 @@ export function makeRender(home: string, registry: string, onData?: (data: Fleet
   const tracker = new HopTracker();
   const source = new CachedFleetData(home, registry);
   const proofs = new PaneProofs();
+  /** The waits seen at the last render (null before the first): a wait not in it is new and toasts once. */
+  let waits: Set<string> | null = null;
   return async (snapshot: TmuxSnapshot, hint: RenderHint): Promise<Rendered> => {
     const data = await source.load(!hint.registryOnly, hint.registryChanged);
     const bySlug = new Map(data.tasks.map((t) => [t.slug, t.task ?? null]));
@@ -34,14 +37,28 @@ export function makeRender(home: string, registry: string, onData?: (data: Fleet
     onData?.(data, proof);
     const view = computeView(snapshot, data, tracker, proof.gone);
     const styles = stylesFrom(snapshot.config);
+    // Attention across the fleet (docs/status.md#attention): the same value in every session.
+    const waiters = fleetWaiters(view, fleetAgents(view, data.rows, proof.agents));
+    const attention = attentionSegment(waiters.length, styles);
     const values = new Map<string, Record<SegmentOption, string>>();
+    for (const s of snapshot.sessions) values.set(s.name, { '@fleet-owner': '', '@fleet-hop': '', '@fleet-agent': '', '@fleet-attention': attention });
     for (const s of view.sessions) {
       values.set(s.session, {
         '@fleet-owner': s.slug && s.decision ? ownerSegment(s.slug, s.decision, styles, s.agentGone) : '',
         '@fleet-hop': hopSegment(s.hop, styles),
         '@fleet-agent': agentSegment(s.hop, styles),
+        '@fleet-attention': attention,
       });
     }
-    return { values, toasts: view.events.map((e) => ({ session: e.session, text: e.text })) };
+    const toasts = view.events.map((e) => ({ session: e.session, text: e.text }));
+    const now = new Set(waiters.map((w) => w.key));
+    if (waits !== null) {
+      for (const w of waiters) {
+        if (waits.has(w.key)) continue;
+        for (const s of snapshot.sessions) toasts.push({ session: s.name, text: `fleet: ${w.who} waits: ${shorten(w.what, 100)}` });
+      }
+    }
+    waits = now;
+    return { values, toasts };
   };
 }

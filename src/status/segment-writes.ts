@@ -5,7 +5,7 @@ import type { OptionChange, Toast } from '../tmux/apply';
 import type { TmuxSnapshot } from '../tmux/snapshot';
 import { toastsFor } from '../tmux/toast';
 
-export const SEGMENT_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent'] as const;
+export const SEGMENT_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent', '@fleet-attention'] as const;
 export type SegmentOption = (typeof SEGMENT_OPTIONS)[number];
 
 export interface Rendered {
@@ -33,6 +33,7 @@ export function diffSegments(snapshot: TmuxSnapshot, values: Rendered['values'])
     '@fleet-owner': 'owner',
     '@fleet-hop': 'hop',
     '@fleet-agent': 'agent',
+    '@fleet-attention': 'attention',
   };
   for (const s of snapshot.sessions) {
     const want = values.get(s.name);
@@ -46,7 +47,12 @@ export function diffSegments(snapshot: TmuxSnapshot, values: Rendered['values'])
 
 /** What tmux holds after our write: the snapshot kept for the next registry-only wake. */
 export function applyToSnapshot(snapshot: TmuxSnapshot, changes: readonly OptionChange[]): void {
-  const field: Record<string, 'owner' | 'hop' | 'agent'> = { '@fleet-owner': 'owner', '@fleet-hop': 'hop', '@fleet-agent': 'agent' };
+  const field: Record<string, 'owner' | 'hop' | 'agent' | 'attention'> = {
+    '@fleet-owner': 'owner',
+    '@fleet-hop': 'hop',
+    '@fleet-agent': 'agent',
+    '@fleet-attention': 'attention',
+  };
   const byName = new Map(snapshot.sessions.map((s) => [s.name, s]));
   for (const c of changes) {
     const s = byName.get(c.session);

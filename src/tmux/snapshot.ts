@@ -14,6 +14,7 @@ export const SESSION_FIELDS = {
   owner: '#{@fleet-owner}',
   hop: '#{@fleet-hop}',
   agent: '#{@fleet-agent}',
+  attention: '#{@fleet-attention}',
 } as const;
 
 export const CLIENT_FIELDS = {

@@ -1,0 +1,194 @@
+// Every live agent of the registry that no task row shows (docs/status.md#dashboard):
+// parked tabs with their job, background jobs (spares skipped) and interactive
+// agents outside any task, with the tmux session proven by pane ancestry. And
+// which agents wait for the user (the dashboard sorts them first, the
+// supervisor counts them in @fleet-attention). Pure except the loader.
+import { errorMessage } from '../errors';
+import { AncestryCache, matchPaneAgents, type PaneAgent } from '../ownership/pane-agents';
+import { isSpare } from '../registry/follow';
+import { agentWaits, type AgentState } from '../registry/hop';
+import type { LiveRow } from '../registry/liveness';
+import { timeMs, type RegistryRow } from '../registry/schema';
+import { HopTracker } from '../registry/hop';
+import type { Tmux } from '../tmux/client';
+import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
+import { computeView, loadFleetData, type FleetView } from './view';
+
+export type AgentKind = 'parked' | 'job' | 'agent';
+
+export interface FleetAgent {
+  kind: AgentKind;
+  /** The row's own session id (a parked tab's: the tab's). */
+  sessionId: string;
+  /** The job this row is (kind job) or parks its work on (kind parked); else null. */
+  jobId: string | null;
+  /** The tmux session the row runs in, proven by pane ancestry (parked tabs, agents), else null. */
+  session: string | null;
+  /** For a job: the tmux session of the tab that parked it, when that tab still runs in one. */
+  parkedBy: string | null;
+  /** The state of the row doing the work (a parked tab's job when its row is live). */
+  agent: AgentState;
+  tempo: string | null;
+  cwd: string | null;
+  startedAt: number;
+  /** When the working row last changed state (epoch ms), -Infinity when unknown. */
+  since: number;
+}
+
+/** Whether a row needs the user: waiting, a `needs` sentence, or tempo blocked. */
+export function rowNeedsUser(row: RegistryRow, alive = true): boolean {
+  return agentWaits({ status: row.status ?? null, needs: row.needs ?? null, alive }) || (alive && tempoOf(row) === 'blocked');
+}
+
+function tempoOf(row: RegistryRow): string | null {
+  const t = (row as Record<string, unknown>).tempo;
+  return typeof t === 'string' ? t : null;
+}
+
+function stateOf(r: LiveRow): AgentState {
+  return { sessionId: r.row.sessionId, status: r.row.status ?? null, waitingFor: r.row.waitingFor ?? null, needs: r.row.needs ?? null, alive: r.alive };
+}
+
+const isJobRow = (row: RegistryRow) => row.kind === 'bg';
+const isTabRow = (row: RegistryRow) => row.kind === undefined || row.kind === 'interactive';
+
+/** The session ids a task or session row of the dashboard already shows (every row of its hop chain). */
+export function shownSessionIds(view: FleetView): Set<string> {
+  const ids = new Set<string>();
+  for (const hop of [...view.tasks.map((t) => t.hop), ...view.sessions.map((s) => s.hop)]) {
+    if (!hop) continue;
+    ids.add(hop.base);
+    for (const link of hop.follow.chain) ids.add(link.sessionId);
+  }
+  for (const t of view.tasks) if (t.owner) ids.add(t.owner);
+  for (const s of view.sessions) if (s.stamp) ids.add(s.stamp);
+  return ids;
+}
+
+/**
+ * The agents no task or session row shows, from live rows only. `paneAgents`:
+ * matchPaneAgents' result (session name -> agents proven under its panes).
+ */
+export function fleetAgents(view: FleetView, rows: readonly LiveRow[], paneAgents: ReadonlyMap<string, readonly PaneAgent[]>): FleetAgent[] {
+  const shown = shownSessionIds(view);
+  const live = rows.filter((r) => r.liveness === 'live');
+  const sessionOfPid = new Map<number, string>();
+  for (const [session, list] of paneAgents) for (const a of list) if (!sessionOfPid.has(a.row.pid)) sessionOfPid.set(a.row.pid, session);
+  const jobRow = new Map<string, LiveRow>();
+  for (const r of live) if (isJobRow(r.row) && r.row.jobId && !isSpare(r.row)) jobRow.set(r.row.jobId, r);
+
+  // Which tmux session parked each job: a tab row under a pane, or a task session following it.
+  const parkedBy = new Map<string, string>();
+  for (const r of live) {
+    const s = sessionOfPid.get(r.row.pid);
+    if (r.row.parkedJobId && s) parkedBy.set(r.row.parkedJobId, s);
+  }
+  for (const t of view.tasks) if (t.hop?.jobId && t.session) parkedBy.set(t.hop.jobId, t.session);
+
+  const out: FleetAgent[] = [];
+  const listedJobs = new Set<string>();
+  for (const r of live) {
+    if (!isTabRow(r.row) || shown.has(r.row.sessionId) || isSpare(r.row)) continue;
+    const jobId = r.row.parkedJobId ?? null;
+    const job = jobId ? jobRow.get(jobId) : undefined;
+    const worker = job ?? r;
+    if (job && jobId) listedJobs.add(jobId);
+    out.push({
+      kind: jobId ? 'parked' : 'agent',
+      sessionId: r.row.sessionId,
+      jobId,
+      session: sessionOfPid.get(r.row.pid) ?? null,
+      parkedBy: null,
+      agent: stateOf(worker),
+      tempo: tempoOf(worker.row),
+      cwd: worker.row.cwd ?? r.row.cwd ?? null,
+      startedAt: timeMs(r.row.startedAt),
+      since: timeMs(worker.row.statusUpdatedAt ?? worker.row.updatedAt),
+    });
+  }
+  for (const [jobId, r] of jobRow) {
+    if (listedJobs.has(jobId) || shown.has(r.row.sessionId)) continue;
+    out.push({
+      kind: 'job',
+      sessionId: r.row.sessionId,
+      jobId,
+      session: null,
+      parkedBy: parkedBy.get(jobId) ?? null,
+      agent: stateOf(r),
+      tempo: tempoOf(r.row),
+      cwd: r.row.cwd ?? null,
+      startedAt: timeMs(r.row.startedAt),
+      since: timeMs(r.row.statusUpdatedAt ?? r.row.updatedAt),
+    });
+  }
+  return out;
+}
+
+/** An agent that waits for the user, and where to go to answer it. */
+export interface Waiter {
+  /** Stable while the same wait lasts: a new key is a new wait (toasted once). */
+  key: string;
+  /** `fix-login`, or `job 45a15a22`. */
+  who: string;
+  /** `approve Bash`, Claude Code's `needs` sentence, or `input`. */
+  what: string;
+  since: number;
+  target: { kind: 'session'; session: string } | { kind: 'job'; jobId: string; parkedBy: string | null };
+}
+
+function waitText(a: AgentState): string {
+  const text = (a.needs || a.waitingFor || 'input').replace(/[\x00-\x1f\x7f]+/g, ' ').trim();
+  return text || 'input';
+}
+
+/**
+ * Who waits for the user across the fleet: tasks' Drivers (the row their work
+ * is attached to) and background jobs, each once; longest-waiting first.
+ */
+export function fleetWaiters(view: FleetView, agents: readonly FleetAgent[]): Waiter[] {
+  const out: Waiter[] = [];
+  for (const t of view.tasks) {
+    const a = t.hop?.agent;
+    if (!a || !t.session || !agentWaits(a)) continue;
+    const end = t.hop?.follow.rows[t.hop.follow.rows.length - 1];
+    const what = waitText(a);
+    out.push({
+      key: `${a.sessionId}\0${what}`,
+      who: t.slug,
+      what,
+      since: end ? timeMs(end.row.statusUpdatedAt ?? end.row.updatedAt) : -Infinity,
+      target: { kind: 'session', session: t.session },
+    });
+  }
+  for (const g of agents) {
+    if (g.kind === 'agent' || !g.jobId || !agentWaits(g.agent)) continue;
+    const what = waitText(g.agent);
+    out.push({
+      key: `${g.agent.sessionId}\0${what}`,
+      who: `job ${g.jobId}`,
+      what,
+      since: g.since,
+      target: { kind: 'job', jobId: g.jobId, parkedBy: g.kind === 'parked' ? g.session : g.parkedBy },
+    });
+  }
+  return out.sort((a, b) => a.since - b.since || a.who.localeCompare(b.who));
+}
+
+export interface DashboardData {
+  view: FleetView;
+  agents: FleetAgent[];
+}
+
+/** One look at the fleet for the dashboard and `attention`: one tmux call, the task files, the registry, /proc. */
+export async function readDashboardData(tmux: Tmux, home: string, registry: string): Promise<DashboardData> {
+  const [snapResult, data] = await Promise.all([
+    readSnapshot(tmux).then(
+      (s) => ({ snap: s as TmuxSnapshot | null, error: null as string | null }),
+      (err: unknown) => ({ snap: null, error: errorMessage(err) }),
+    ),
+    loadFleetData(home, registry),
+  ]);
+  const view = { ...computeView(snapResult.snap, data, new HopTracker()), tmuxError: snapResult.error };
+  const paneAgents = snapResult.snap ? matchPaneAgents(snapResult.snap.panes, data.rows, new AncestryCache()) : new Map<string, PaneAgent[]>();
+  return { view, agents: fleetAgents(view, data.rows, paneAgents) };
+}
