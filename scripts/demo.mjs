@@ -9,7 +9,8 @@
 // run with $TMUX naming the server), which starts the supervisor. Then, through
 // the real CLI, stand-in Drivers (test/fixtures/stand-in-agent.mjs):
 //   op-fix-login      owns its task
-//   op-add-search     pending: in its boot window, never stamps
+//   op-add-search     pending: in its boot window (an agent that never gets
+//                     as far as its registry row or its stamp)
 //   op-migrate-db     its tab parked the work on background job e9e4ae8e,
 //                     which waits for a permission (approve Bash)
 //   review-fix-login  a second session bound to fix-login: another live owner
@@ -29,6 +30,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { prefixHint } from './demo-hints.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const HELPER = join(ROOT, 'dist', 'tmux-fleet.cjs');
@@ -338,7 +340,9 @@ async function makeSessions() {
     'add-search',
     'Add search to the docs site',
     'Add a search box to the docs site.',
-    `env STAND_IN_NO_STAMP=1 ${AGENT}`,
+    // An agent still booting: no registry row and no stamp yet, so neither the
+    // hook nor the supervisor's proof by ancestry can name it (it never finishes).
+    `sh -c 'echo starting the agent...; exec sleep 86400'`,
   );
 
   const parked = await spawnDriver('migrate-db', 'Migrate the database', 'Write and run the migration for the new schema.');
@@ -492,9 +496,12 @@ async function main() {
   await waitForSegments(sessions);
 
   if (interactive) {
-    const nested = process.env.TMUX ? ' (inside your tmux: press Ctrl-b twice)' : '';
+    // The outer tmux (the one the user is in) is asked for its prefix: one read, with the caller's own $TMUX.
+    const outer = process.env.TMUX
+      ? (await execa('tmux', ['show-options', '-gv', 'prefix'], { reject: false, stdin: 'ignore' })).stdout.trim() || 'C-b'
+      : null;
     process.stdout.write(
-      `tmux-fleet demo on a private server (tmux -L ${SOCKET}); the prefix is Ctrl-b${nested}.\n` +
+      `${prefixHint(SOCKET, outer)}\n` +
         `Try prefix F (dashboard), prefix O (this session's verdict), prefix s (switch sessions); prefix d ends the demo.\n`,
     );
     await sleep(2500);

@@ -2,7 +2,9 @@
 // line shows on a really attached client, then leaves no server, no process
 // and no temp dir behind. A random socket name keeps it off any real demo.
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -13,11 +15,13 @@ const running = async (name: string) =>
   (await execa('tmux', ['-L', name, 'display-message', '-p', '#{pid}'], { reject: false, stdin: 'ignore' })).exitCode === 0;
 
 describe('npm run demo without a terminal', () => {
-  it('prints owner, pending, the hop and the waiting job, then cleans up', async () => {
+  it('prints owner, pending, the hop and the waiting job, then cleans up, writing nothing to HOME', async () => {
     const socket = `fleet-test-demo-${randomBytes(6).toString('hex')}`;
+    // A HOME of its own: the demo promises a throw-away home (no cache, no state, no ~/.claude).
+    const home = await mkdtemp(join(tmpdir(), 'fleet-demo-home-'));
     const r = await execa(process.execPath, [join(ROOT, 'scripts', 'demo.mjs')], {
       cwd: ROOT,
-      env: { ...process.env, FLEET_DEMO_SOCKET: socket, TMUX: undefined, TMUX_PANE: undefined },
+      env: { ...process.env, HOME: home, XDG_CACHE_HOME: undefined, XDG_STATE_HOME: undefined, FLEET_DEMO_SOCKET: socket, TMUX: undefined, TMUX_PANE: undefined },
       extendEnv: false,
       stdin: 'ignore',
       reject: false,
@@ -44,7 +48,9 @@ describe('npm run demo without a terminal', () => {
       const tmp = /cleaned up: .*, (\S+)$/m.exec(out)?.[1];
       expect(tmp).toBeTruthy();
       expect(existsSync(tmp!)).toBe(false);
+      expect(readdirSync(home)).toEqual([]);
     } finally {
+      rmSync(home, { recursive: true, force: true });
       expect(await running(socket)).toBe(false);
       expect(await running(`${socket}-view`)).toBe(false);
       await execa('tmux', ['-L', socket, 'kill-server'], { reject: false, stdin: 'ignore' });
