@@ -20,6 +20,7 @@ STATUS_TOKENS=(
 	"#{fleet_owner}" "#{@fleet-owner}"
 	"#{fleet_hop}" "#{@fleet-hop}"
 	"#{fleet_agent}" "#{@fleet-agent}"
+	"#{fleet_attention}" "#{@fleet-attention}"
 )
 
 # tmux keeps only the first status-left-length / status-right-length columns
