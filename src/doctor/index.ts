@@ -1,5 +1,5 @@
 // doctor (docs/hop.md#doctor): one check per line, each with its fix. Reads only.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { basename } from 'node:path';
 import { checkFleetHome, registryDir, type Context } from '../context';
@@ -8,14 +8,16 @@ import { printable } from '../text';
 import { findStampHooks, hookHelperPath, readSettings, settingsFile } from '../hooks/settings';
 import { lastHandover } from '../ownership/judge';
 import { judgeLoaded, loadForJudge } from '../ownership/owner';
-import { follow, guessByCwd, parkedJob, shortSid } from '../registry/follow';
-import { renderAgent } from '../registry/hop';
+import { AncestryCache, matchPaneAgents, type PaneAgent } from '../ownership/pane-agents';
+import { bootTime, readProcStat } from '../proc';
+import { follow, parkedJob, shortSid } from '../registry/follow';
+import { renderAgent, sid8 } from '../registry/hop';
 import { liveRows, type LiveRow } from '../registry/liveness';
 import { readRegistry } from '../registry/reader';
 import { runningSupervisor } from '../nudge';
-import { sessionTarget } from '../tmux/args';
 import { statusFitChecks } from '../status/fit';
-import { Tmux } from '../tmux/client';
+import { sessionTarget } from '../tmux/args';
+import { Tmux, tmuxEnvSession } from '../tmux/client';
 import { paneSession } from '../tmux/pane';
 
 /** ok: ✔, fail: ✖, skip: – (not applicable; never fails the run). */
@@ -77,8 +79,29 @@ export function socketReachable(path: string, timeoutMs = 1000): Promise<{ ok: b
 
 const FIELDS = '#{pid}\t#{socket_path}\t#{version}\t#{@fleet-version}';
 
+/** tmux's answer when no server listens on the socket: the socket path it tried, or null for another failure. */
+export function noServerSocket(stderr: string): string | null {
+  const m = /(?:no server running on|error connecting to) (\S+)/.exec(stderr);
+  return m ? (m[1] as string) : null;
+}
+
+/** `pid 21085 (claude, started 2026-12-01 02:51:03 UTC)`: the process name from /proc/<pid>/comm, the start from its stat. */
+export function describeProcess(pid: number): string {
+  let name = '?';
+  try {
+    name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim() || '?';
+  } catch {
+    // gone meanwhile, or no /proc
+  }
+  const stat = readProcStat(pid);
+  const boot = bootTime();
+  const started = stat && boot !== null ? `, started ${new Date((boot + stat.startTicks / 100) * 1000).toISOString().slice(0, 19).replace('T', ' ')} UTC` : '';
+  return `pid ${pid} (${name}${started})`;
+}
+
 export async function runDoctor(ctx: Context, opts: { session?: string } = {}): Promise<DoctorReport> {
-  const tmux = new Tmux(ctx.socket);
+  // -N on every call: doctor reads, and must never start a server (with the user's tmux.conf) where none runs.
+  const tmux = new Tmux(ctx.socket, 'tmux', { startServer: false, env: ctx.env });
   const checks: Check[] = [];
   const add = (c: Check) => checks.push(c);
 
@@ -103,11 +126,14 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
   const lines = r.stdout.split('\n');
   const [pid = '', socketPath = '', serverVersion = '', pluginVersion = ''] = (lines[0] ?? '').split('\t');
   const reachable = r.exitCode === 0 && socketPath !== '';
+  const noServer = reachable ? null : noServerSocket(r.stderr);
   if (!reachable) {
     add({
       id: 'server',
       state: 'fail',
-      text: `server: ${tmux.describeServer()} not reachable (${r.stderr.trim().split('\n')[0] || 'no answer'})`,
+      text: noServer
+        ? `server: no server on ${noServer} (${tmux.describeServer()})`
+        : `server: ${tmux.describeServer()} not reachable (${r.stderr.trim().split('\n')[0] || 'no answer'})`,
       fix: 'start tmux, or aim at your server with --socket/--socket-path (TMUX_FLEET_SOCKET/TMUX_FLEET_SOCKET_PATH)',
     });
   } else {
@@ -154,6 +180,7 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
 
   // Claude Code hook.
   const settings = settingsFile(ctx.env);
+  let hookInstalled = false;
   try {
     const s = await readSettings(settings);
     const found = findStampHooks(s.data);
@@ -161,24 +188,40 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
     const missing = found.map((f) => hookHelperPath(f.command)).filter((p): p is string => p !== null && !existsSync(p));
     if (found.length > 0 && missing.length === found.length) {
       add({ id: 'hook', state: 'fail', text: `hook: SessionStart runs ${missing[0]}, which does not exist (${settings})`, fix: 'tmux-fleet hooks install' });
-    } else if (found.length > 0) add({ id: 'hook', state: 'ok', text: `hook: SessionStart runs tmux-fleet stamp (${settings})` });
+    } else if (found.length > 0) {
+      hookInstalled = true;
+      add({ id: 'hook', state: 'ok', text: `hook: SessionStart runs tmux-fleet stamp (${settings})` });
+    }
     else add({ id: 'hook', state: 'fail', text: `hook: no SessionStart hook runs tmux-fleet stamp in ${settings}`, fix: 'tmux-fleet hooks install' });
   } catch (err) {
     add({ id: 'hook', state: 'fail', text: `hook: ${err instanceof Error ? err.message : String(err)}`, fix: `repair ${settings}, then tmux-fleet hooks install` });
   }
 
-  // The session.
+  // The session: --session, else the one holding $TMUX_PANE, else the one $TMUX names (a popup has no pane).
   let session: string | null = opts.session ?? null;
-  if (session === null && ctx.env.TMUX_PANE && reachable) session = (await paneSession(tmux, ctx.env.TMUX_PANE))?.session ?? null;
+  if (session === null && reachable) session = await ownSession(tmux, ctx.env);
   if (session === null) {
     add({ id: 'session', state: 'skip', text: 'session: not inside tmux and no --session given: session checks skipped' });
   } else if (!reachable) {
     add({ id: 'session', state: 'skip', text: `session: ${session}: not checked (no server)` });
   } else {
-    await sessionChecks(ctx, tmux, session, rows, snapshot.readable, add);
+    await sessionChecks(ctx, tmux, session, rows, snapshot.readable, { hookInstalled }, add);
   }
 
   return { ok: !checks.some((c) => c.state === 'fail'), server: tmux.describeServer(), session, checks };
+}
+
+/** The caller's own session: the one holding $TMUX_PANE, else the one $TMUX's last field names; null outside tmux. */
+async function ownSession(tmux: Tmux, env: NodeJS.ProcessEnv): Promise<string | null> {
+  if (env.TMUX_PANE) {
+    const own = await paneSession(tmux, env.TMUX_PANE);
+    if (own) return own.session;
+  }
+  const target = tmuxEnvSession(env);
+  if (target === null) return null;
+  const r = await tmux.tryRun(['display-message', '-p', '-t', target, '#{session_name}']);
+  const name = r.stdout.replace(/\n$/, '');
+  return r.exitCode === 0 && name !== '' ? name : null;
 }
 
 async function sessionChecks(
@@ -187,24 +230,24 @@ async function sessionChecks(
   session: string,
   rows: LiveRow[],
   registryReadable: boolean,
+  setup: { hookInstalled: boolean },
   add: (c: Check) => void,
 ): Promise<void> {
-  const out = await tmux.tryRun(['display-message', '-p', '-t', sessionTarget(session), '#{session_name}\t#{@claude_session_id}\t#{@fleet-task}\t#{pane_current_path}']);
-  const [name = '', stamp = '', task = '', cwd = ''] = out.stdout.replace(/\n$/, '').split('\t');
+  const out = await tmux.tryRun(['display-message', '-p', '-t', sessionTarget(session), '#{session_name}\t#{@claude_session_id}\t#{@fleet-task}\t#{@spawn_nonce}']);
+  const [name = '', stamp = '', task = '', nonce = ''] = out.stdout.replace(/\n$/, '').split('\t');
   if (out.exitCode !== 0 || name === '') {
     add({ id: 'session', state: 'fail', text: `session: no tmux session named "${session}" on ${tmux.describeServer()}`, fix: 'name an existing session with --session (tmux ls)' });
     return;
   }
   for (const c of await statusFitChecks(tmux, session)) add(c); // segments cut by status-left/right-length
 
-  if (stamp) add({ id: 'stamp', state: 'ok', text: `stamp: ${session} runs session ${stamp}` });
-  else
-    add({
-      id: 'stamp',
-      state: 'fail',
-      text: `stamp: ${session} carries no @claude_session_id`,
-      fix: 'install the hook (tmux-fleet hooks install), then start or /clear the agent in that session',
-    });
+  // The agents the kernel proves under the session's panes (docs/ownership.md#the-stamp-without-the-hook).
+  const panes = await tmux.sessionPanes(session).catch(() => null);
+  const agents = panes && registryReadable ? (matchPaneAgents(panes, rows, new AncestryCache()).get(session) ?? []) : null;
+  const bound = task !== '' || nonce !== '';
+  const stampCheck = stampCheckFor(session, stamp, bound, agents, setup.hookInstalled);
+  if (stampCheck) add(stampCheck);
+  add(paneProofCheck(session, stamp, bound, agents, rows));
 
   if (!task) add({ id: 'task', state: 'skip', text: `task: ${session} was not spawned for a task` });
   else if (!stamp) add({ id: 'task', state: 'fail', text: `task ${task}: cannot be judged for ${session} without its stamp`, fix: 'see the stamp check' });
@@ -226,22 +269,16 @@ async function sessionChecks(
     else add({ id: 'task', state: 'fail', text: `task ${task}: 5 unknown: ${d.reason}`, fix: 'tmux-fleet sweep, or respawn the task (tmux-fleet spawn --replace)' });
   }
 
-  // Attach target: follow the stamp (or, without one, a guess from the pane's directory).
+  // Attach target: follow the stamp. Never a guess: an agent is not a session's because it runs in the same directory.
   if (!registryReadable) {
     add({ id: 'attach', state: 'fail', text: 'attach target: unknown (the registry cannot be read)', fix: 'see the registry check' });
     return;
   }
-  let base = stamp;
-  let guessed = false;
-  if (!base) {
-    const g = cwd ? guessByCwd(rows, cwd) : null;
-    if (!g) {
-      add({ id: 'attach', state: 'skip', text: `attach target: no stamp, and no registry row runs in ${session}'s directory` });
-      return;
-    }
-    base = g.row.sessionId;
-    guessed = true;
+  if (!stamp) {
+    add({ id: 'attach', state: 'skip', text: `attach target: none (${session} has no stamp; an agent is never taken for a session's by its directory)` });
+    return;
   }
+  const base = stamp;
   const f = follow(rows, base);
   if (f.chain.length === 0) {
     add({
@@ -254,15 +291,14 @@ async function sessionChecks(
   }
   const end = f.rows[f.rows.length - 1]!;
   const job = parkedJob(f);
-  const how = guessed ? `guessed from ${session}'s directory; ` : '';
   let text: string;
   if (f.hops === 0) {
     const why = f.stop === 'missing' ? `the tab parked its work on job ${end.row.parkedJobId}, but no row runs that job` : 'no hop: the work is in that tab';
-    text = `attach target: ${shortSid(base)} (${how}${why})`;
+    text = `attach target: ${shortSid(base)} (${why})`;
   } else {
     const ids = f.chain.map((l) => shortSid(l.sessionId)).join(' → ');
     const extra = f.stop === 'limit' ? `; stopped after ${f.hops} hops` : f.stop === 'repeat' ? '; the chain loops back' : '';
-    text = `attach target: ${ids} (${how}that tab has parked its work on background job ${job}${extra})`;
+    text = `attach target: ${ids} (that tab has parked its work on background job ${job}${extra})`;
   }
   const agent = renderAgent({ sessionId: end.row.sessionId, status: end.row.status ?? null, waitingFor: end.row.waitingFor ?? null, alive: end.alive });
   if (!end.alive) {
@@ -288,4 +324,79 @@ async function sessionChecks(
       text: `socket: ${elidePath(path)} not reachable (${whose}: ${reach.error})`,
       fix: 'the agent is not listening there; restart it',
     });
+}
+
+const STAMP_BY_HAND = 'tmux-fleet stamp --sid <id>';
+
+/**
+ * The stamp check, with a fix that fits the case: a Claude Code under the
+ * panes (the supervisor stamps a task's session; the hook any session), or
+ * none (another CLI agent becomes a Driver by stamping itself). Null for an
+ * unstamped session with no agent and no task: nothing to check.
+ */
+export function stampCheckFor(session: string, stamp: string, bound: boolean, agents: readonly PaneAgent[] | null, hookInstalled: boolean): Check | null {
+  if (stamp) return { id: 'stamp', state: 'ok', text: `stamp: ${session} runs session ${stamp}` };
+  const text = `stamp: ${session} carries no @claude_session_id`;
+  const agent = agents?.[0];
+  if (agent) {
+    const byHand = `run tmux-fleet stamp --sid ${agent.row.sessionId} inside ${session}`;
+    const fix = bound
+      ? 'the supervisor stamps it within a second; is it running? (see the supervisor check)'
+      : hookInstalled
+        ? `the hook stamps at the agent's next start or /clear; now: ${byHand}`
+        : `tmux-fleet hooks install (the supervisor stamps only a task's session), or ${byHand}`;
+    return { id: 'stamp', state: 'fail', text, fix };
+  }
+  if (!bound) return null;
+  if (agents === null) {
+    return { id: 'stamp', state: 'fail', text, fix: `start the agent; a Claude Code is stamped by the hook or the supervisor, any other CLI agent by ${STAMP_BY_HAND} run inside ${session}` };
+  }
+  const other = `any CLI agent that is not Claude Code becomes a Driver when ${STAMP_BY_HAND} runs inside ${session} (docs/ownership.md#the-stamp)`;
+  return {
+    id: 'stamp',
+    state: 'fail',
+    text: `${text}, and no Claude Code runs under its panes`,
+    fix: hookInstalled ? other : `tmux-fleet hooks install, then start Claude Code in ${session}; ${other}`,
+  };
+}
+
+/**
+ * The pane proof: which live agent runs under the session's panes (by process
+ * ancestry, never by the row's tmux field) and whether it holds the stamp.
+ */
+export function paneProofCheck(session: string, stamp: string, bound: boolean, agents: readonly PaneAgent[] | null, rows: readonly LiveRow[]): Check {
+  if (agents === null) return { id: 'pane-agent', state: 'skip', text: `agent: not proven (the panes of ${session} or the registry cannot be read)` };
+  const holder = stamp ? agents.find((a) => a.row.sessionId === stamp) : undefined;
+  const proof = (a: PaneAgent) => `${describeProcess(a.row.pid)} under pane ${a.pane} holds session ${sid8(a.row.sessionId)}`;
+  if (holder) return { id: 'pane-agent', state: 'ok', text: `agent: ${proof(holder)}, matches the stamp` };
+  const nearest = agents[0];
+  if (!stamp) {
+    if (!nearest) return { id: 'pane-agent', state: 'skip', text: `agent: none runs under the panes of ${session}` };
+    return {
+      id: 'pane-agent',
+      state: 'fail',
+      text: `agent: ${proof(nearest)}, but ${session} carries no stamp`,
+      fix: bound ? 'the supervisor stamps it within a second; is it running?' : `run tmux-fleet stamp --sid ${nearest.row.sessionId} inside ${session}`,
+    };
+  }
+  if (nearest) {
+    return {
+      id: 'pane-agent',
+      state: 'fail',
+      text: `agent: ${proof(nearest)}, not the stamp ${sid8(stamp)}`,
+      fix: bound
+        ? `the supervisor stamps a task's session with its new agent within a second (is it running?); to drive the task from it: tmux-fleet takeover`
+        : `run tmux-fleet stamp --sid ${nearest.row.sessionId} inside ${session}`,
+    };
+  }
+  // No row ever held the stamp: an agent that writes no registry (stamped by hand); nothing to prove it with.
+  if (!rows.some((r) => r.row.sessionId === stamp)) {
+    return { id: 'pane-agent', state: 'skip', text: `agent: no registry row holds ${sid8(stamp)} (an agent that writes none, stamped by hand): nothing to prove` };
+  }
+  return {
+    id: 'pane-agent',
+    state: 'fail',
+    text: `agent: the stamp names ${sid8(stamp)} but no live agent runs under the panes of ${session}`,
+    fix: 'the agent exited or runs elsewhere; restart it in that session (tmux-fleet spawn --resume for a task)',
+  };
 }

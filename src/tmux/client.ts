@@ -1,6 +1,7 @@
 // The only code that runs tmux. argv arrays through execa, never a shell string.
 import type { SocketChoice } from '../context';
 import { TmuxError } from '../errors';
+import { socketPathFromTmuxEnv } from '../nudge';
 import { FIELD_SEP, chainArgs, escapeArg, sessionTarget } from './args';
 
 export interface TmuxResult {
@@ -17,10 +18,28 @@ export interface TmuxReads {
   tryChain(commands: readonly (readonly string[])[]): Promise<TmuxResult>;
 }
 
+export interface TmuxOptions {
+  /** false: every call runs with `tmux -N`, so no call starts a server that is not running (doctor reads only). */
+  startServer?: boolean;
+  /** Where $TMUX is read from when no socket is chosen (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The session a client inside tmux belongs to, as a target (`$<id>`), from
+ * $TMUX's last field. A popup has no $TMUX_PANE, but its $TMUX carries the
+ * session it was opened from. Null outside tmux.
+ */
+export function tmuxEnvSession(env: NodeJS.ProcessEnv = process.env): string | null {
+  const m = /,(\d+)$/.exec(env.TMUX ?? '');
+  return m && socketPathFromTmuxEnv(env) !== null ? `$${m[1]}` : null;
+}
+
 export class Tmux implements TmuxReads {
   constructor(
     readonly socket: SocketChoice = {},
     readonly bin: string = 'tmux',
+    readonly options: TmuxOptions = {},
   ) {}
 
   /** Server selection flags (-L / -S); empty means tmux's own default ($TMUX inside tmux). */
@@ -30,9 +49,12 @@ export class Tmux implements TmuxReads {
     return [];
   }
 
+  /** The server, named as the user chose it; with no choice, the one $TMUX names (tmux's own default inside tmux). */
   describeServer(): string {
     if (this.socket.path) return `tmux server at ${this.socket.path}`;
     if (this.socket.name) return `tmux server -L ${this.socket.name}`;
+    const fromEnv = socketPathFromTmuxEnv(this.options.env);
+    if (fromEnv) return `tmux server at ${fromEnv} (from $TMUX)`;
     return 'the default tmux server';
   }
 
@@ -42,7 +64,7 @@ export class Tmux implements TmuxReads {
   }
 
   private async spawn(args: readonly string[]): Promise<TmuxResult> {
-    const argv = [...this.socketArgs(), ...args];
+    const argv = [...(this.options.startServer === false ? ['-N'] : []), ...this.socketArgs(), ...args];
     try {
       // Loaded on the first call, not at start-up: `owner` on a decided task runs
       // no tmux at all and must not pay for execa's import (docs/budgets.md#owner-start-up).
@@ -100,6 +122,12 @@ export class Tmux implements TmuxReads {
   /** Sets session options (one call). Values are stored verbatim. */
   setSessionOptions(session: string, options: Record<string, string>): Promise<string> {
     return this.chain(setOptionCommands(session, options));
+  }
+
+  /** Every pane of one session with its first process (one `list-panes -s` call): what the pane proof walks up to. */
+  async sessionPanes(session: string): Promise<{ session: string; id: string; pid: string }[]> {
+    const out = await this.run(['list-panes', '-s', '-t', sessionTarget(session), '-F', ['#{session_name}', '#{pane_id}', '#{pane_pid}'].join(FIELD_SEP)]);
+    return parseRows(out, ['session', 'id', 'pid'] as const);
   }
 
   async hasSession(session: string): Promise<boolean> {

@@ -56,8 +56,8 @@ describe('doctor', () => {
     const r = await doctor();
     expect(r.exitCode).toBe(1);
     const lines = r.stdout.split('\n');
-    expect(lines[0]).toMatch(/^✔ tmux version: tmux 3\.\d/);
-    expect(lines[1]).toMatch(/^✔ server: reachable/);
+    expect(lines).toContainEqual(expect.stringMatching(/^✔ tmux version: tmux 3\.\d/));
+    expect(lines).toContainEqual(expect.stringMatching(/^✔ server: reachable/));
     expect(lines).toContainEqual(expect.stringMatching(/^✖ plugin: not loaded \(@fleet-version is unset\) — fix: /));
     expect(lines).toContainEqual(expect.stringMatching(/^✖ supervisor: not running for this server — fix: /));
     expect(lines).toContainEqual(expect.stringMatching(/^✖ hook: no SessionStart hook runs tmux-fleet stamp in .* — fix: tmux-fleet hooks install$/));
@@ -86,6 +86,7 @@ describe('doctor', () => {
 
     const r = await doctor();
     const job = (await rows()).find((x) => x.jobId === 'e9e4ae8e')!;
+    const tab = (await rows()).find((x) => x.sessionId === TAB && !x.jobId)!;
     const jobSocket = String(job.messagingSocketPath);
     // fleet home, tmux version and server lines first.
     expect(r.stdout.split('\n')[0]).toBe(`✔ fleet home: ${fenv.home}`);
@@ -95,6 +96,7 @@ describe('doctor', () => {
       `✔ registry: ${fenv.registry}: 2 rows (0 malformed, 0 stale)`,
       `✔ hook: SessionStart runs tmux-fleet stamp (${join(fenv.claudeDir, 'settings.json')})`,
       `✔ stamp: op-demo runs session ${TAB}`,
+      expect.stringMatching(new RegExp(`^✔ agent: pid ${tab.pid} \\(node, started [^)]+\\) under pane %\\d+ holds session 10e378ef, matches the stamp$`)),
       '✔ task demo: op-demo is its Driver (0 owner)',
       '✔ attach target: 10e3 → e9e4 (that tab has parked its work on background job e9e4ae8e)',
       `✔ agent: waiting: approve Bash (from the job's row, pid ${job.pid})`,
@@ -107,7 +109,7 @@ describe('doctor', () => {
     const report = JSON.parse(j.stdout);
     expect(report).toMatchObject({ ok: true, session: 'op-demo' });
     expect(report.checks.map((c: { id: string }) => c.id)).toEqual([
-      'fleet-home', 'tmux-version', 'server', 'plugin', 'supervisor', 'registry', 'hook', 'stamp', 'task', 'attach', 'agent', 'socket',
+      'fleet-home', 'tmux-version', 'server', 'plugin', 'supervisor', 'registry', 'hook', 'stamp', 'pane-agent', 'task', 'attach', 'agent', 'socket',
     ]);
     expect(j.stdout).not.toContain(jobSocket);
 
