@@ -1,12 +1,14 @@
 // tmux-fleet follow [<sid>] [--watch]: the hop chain of a session through Claude Code's registry.
+// <sid> is a session id, a unique start of one (the tool prints them cut to 8 or 4), or a tmux session name (its stamp).
 import { registryDir, type Context } from '../context';
 import { FleetError, UsageError } from '../errors';
-import { describeFollow, hopToast } from '../registry/hop';
+import { describeFollow, hopToast, sid8 } from '../registry/hop';
 import { follow } from '../registry/follow';
-import { liveRows } from '../registry/liveness';
+import { liveRows, type LiveRow } from '../registry/liveness';
 import { followLive } from '../registry/live';
 import { readRegistry } from '../registry/reader';
 import { Tmux } from '../tmux';
+import { sessionTarget } from '../tmux/args';
 import { paneSession } from '../tmux/pane';
 import type { Args } from './types';
 import { writeStdout, writeStderr } from './output';
@@ -16,11 +18,12 @@ const out = (line: string) => writeStdout(`${line}\n`);
 
 export async function run(args: Args, ctx: Context): Promise<number> {
   const tmux = new Tmux(ctx.socket);
-  if (args.watch) {
-    if (typeof args.sid === 'string') throw new UsageError('follow --watch follows every stamped session of the server; give no <sid>');
-    return watch(tmux, ctx);
-  }
-  let sid = typeof args.sid === 'string' ? args.sid : '';
+  const given = typeof args.sid === 'string' ? args.sid : '';
+  const dir = registryDir(ctx.env);
+  const snapshot = await readRegistry(dir);
+  const rows = snapshot.readable ? await liveRows(snapshot) : [];
+  if (args.watch) return watch(tmux, ctx, given ? await resolveSid(given, rows, tmux) : null);
+  let sid = given ? await resolveSid(given, rows, tmux) : '';
   if (!sid) {
     const pane = ctx.env.TMUX_PANE;
     if (!pane) throw new UsageError('follow: give a session id, or run it inside a stamped tmux session');
@@ -29,20 +32,43 @@ export async function run(args: Args, ctx: Context): Promise<number> {
     if (!own.stamp) throw new FleetError(`follow: tmux session "${own.session}" has no stamp (@claude_session_id); is the SessionStart hook installed? (tmux-fleet hooks install)`);
     sid = own.stamp;
   }
-  const dir = registryDir(ctx.env);
-  const snapshot = await readRegistry(dir);
   if (!snapshot.readable) throw new FleetError(`follow: cannot read the registry: ${snapshot.error}`);
-  const f = follow(await liveRows(snapshot), sid);
+  const f = follow(rows, sid);
   if (ctx.json) {
     const { base, attached, hops, stop, chain } = f;
     out(JSON.stringify({ base, attached, hops, stop, chain }));
+  } else if (f.chain.length === 0 && given !== '' && sid === given) {
+    // Said whole: what was given may be a mistyped session name, not an id to cut to 8.
+    out(`${JSON.stringify(given)}: no registry row holds this session id, none starts with it, and no tmux session on ${tmux.describeServer()} has this name`);
   } else {
     out(describeFollow(f));
   }
   return f.chain.length > 0 ? 0 : 1;
 }
 
-async function watch(tmux: Tmux, ctx: Context): Promise<number> {
+/**
+ * The session id a <sid> argument means: a session id a registry row holds;
+ * else the stamp of the tmux session of that name; else the one session id
+ * that starts with it (several: a usage error naming them); else itself.
+ */
+export async function resolveSid(given: string, rows: readonly LiveRow[], tmux: Tmux): Promise<string> {
+  if (rows.some((r) => r.row.sessionId === given)) return given;
+  const named = await paneSession(tmux, sessionTarget(given));
+  if (named && named.session === given) {
+    if (!named.stamp) throw new FleetError(`follow: tmux session "${given}" has no stamp (@claude_session_id); run tmux-fleet doctor --session ${given}`);
+    return named.stamp;
+  }
+  const starting = [...new Set(rows.map((r) => r.row.sessionId).filter((id) => id.startsWith(given)))].sort();
+  if (starting.length === 1) return starting[0] as string;
+  if (starting.length > 1) {
+    const shown = starting.slice(0, 8).join(', ') + (starting.length > 8 ? `, … (${starting.length} in all)` : '');
+    throw new UsageError(`follow: "${given}" starts ${starting.length} session ids: ${shown}; give more of it`);
+  }
+  return given;
+}
+
+/** Follows every stamped session of the server live, or only the sessions stamped `only`. */
+async function watch(tmux: Tmux, ctx: Context, only: string | null): Promise<number> {
   const ac = new AbortController();
   const stop = () => ac.abort();
   process.once('SIGINT', stop);
@@ -55,7 +81,11 @@ async function watch(tmux: Tmux, ctx: Context): Promise<number> {
     signal: ac.signal,
     onUpdate: (u, first) => {
       if (!first) return;
-      for (const hop of u.sessions.values()) {
+      const hops = [...u.sessions.values()].filter((h) => only === null || h.base === only);
+      if (only !== null && hops.length === 0) {
+        writeStderr(`tmux-fleet: follow --watch: no tmux session on ${tmux.describeServer()} carries ${sid8(only)} yet; its changes are reported once one does\n`);
+      }
+      for (const hop of hops) {
         if (ctx.json) {
           const { base, attached, hops, stop: s, chain } = hop.follow;
           out(JSON.stringify({ event: 'follow', session: hop.session, base, attached, hops, stop: s, chain }));
@@ -63,6 +93,7 @@ async function watch(tmux: Tmux, ctx: Context): Promise<number> {
       }
     },
     onEvent: (e) => {
+      if (only !== null && e.base !== only) return;
       if (ctx.json) out(JSON.stringify({ event: e.kind, session: e.session, base: e.base, from: e.from, to: e.to, jobId: e.jobId }));
       else out(`${printable(e.session)}: ${hopToast(e).replace(/^fleet: /, '')}`);
     },
