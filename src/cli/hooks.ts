@@ -30,7 +30,7 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   if (action === 'install') r = await installHook(file, command);
   else if (action === 'uninstall') r = await uninstallHook(file, command);
   else if (action === 'status') r = await hookStatus(file, command);
-  else throw new UsageError(`hooks: <action> must be install, uninstall or status, not ${JSON.stringify(action)}`);
+  else throw new UsageError(`hooks: unknown action ${JSON.stringify(action)} (install, uninstall, status)`);
   writeStdout(ctx.json ? `${JSON.stringify(r)}\n` : `${printable(r.message)}\n`);
   return action === 'status' && !r.installed ? 1 : 0;
 }

@@ -42,19 +42,34 @@ export async function main(argv: string[]): Promise<number> {
     const { runWithYargs } = await import('./yargs-cli');
     return await runWithYargs(argv, VERSION, runCommand);
   } catch (err) {
-    return report(err);
+    return report(err, wantsJson(argv));
   }
 }
 
-/** The one place errors become exit codes and a single stderr line. */
-export function report(err: unknown): number {
+/** --json among the options (before a `--`): errors are then one JSON object on stdout too. */
+export function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  const options = end === -1 ? argv : argv.slice(0, end);
+  let json = false;
+  for (const a of options) {
+    if (a === '--json' || a === '--json=true') json = true;
+    else if (a === '--no-json' || a === '--json=false') json = false;
+  }
+  return json;
+}
+
+/**
+ * The one place errors become exit codes and a single stderr line; under
+ * --json also `{"error": ..., "exit": ...}` on stdout, so a script reading
+ * stdout gets its one object for a usage error too.
+ */
+export function report(err: unknown, json = false): number {
   const debug = process.env.TMUX_FLEET_DEBUG === '1';
   const code = err instanceof FleetError ? err.exitCode : 1;
   const message = err instanceof Error ? err.message : String(err);
-  if (message) {
-    const line = message.split('\n').map((s) => s.trim()).filter(Boolean).join(' ');
-    writeStderr(`tmux-fleet: ${line}\n`);
-  }
+  const line = message.split('\n').map((s) => s.trim()).filter(Boolean).join(' ');
+  if (json && line) writeStdout(`${JSON.stringify({ error: line, exit: code })}\n`);
+  if (line) writeStderr(`tmux-fleet: ${line}\n`);
   if (debug && err instanceof Error && err.stack) writeStderr(`${err.stack}\n`);
   // Not one of ours: a bug, unless the message says otherwise (a file the system refused, say).
   if (debug && !(err instanceof FleetError)) writeStderr(`tmux-fleet: if this is a bug, please report it with the lines above: ${ISSUES_URL}\n`);

@@ -1,4 +1,5 @@
 import { registryDir, type Context } from '../context';
+import { FleetError } from '../errors';
 import { lastHandover } from '../ownership/judge';
 import { tasksTable } from '../status/table';
 import { readFleetView } from '../status/view';
@@ -9,7 +10,10 @@ import { printable } from '../text';
 
 /** Every task: owner, the verdict for the session in its pane, liveness, hop, agent state, age. */
 export async function run(_args: Args, ctx: Context): Promise<number> {
-  const view = await readFleetView(new Tmux(ctx.socket), ctx.home, registryDir(ctx.env));
+  const tmux = new Tmux(ctx.socket);
+  const view = await readFleetView(tmux, ctx.home, registryDir(ctx.env));
+  // Without the sessions no verdict can be told (a live owner would show as 9 other): say so, list nothing.
+  if (view.tmuxError && view.tasks.some((t) => t.task !== null)) throw new FleetError(`tasks: ${tmux.describeServer()} is unreachable, so no verdict can be told: ${view.tmuxError.replace(/^tmux \S+ on [^:]+: /, '')}`);
   if (ctx.json) {
     const tasks = view.tasks.map((t) => ({
       slug: t.slug,
@@ -34,7 +38,6 @@ export async function run(_args: Args, ctx: Context): Promise<number> {
   } else {
     writeStdout(`${tasksTable(view).join('\n')}\n`);
   }
-  if (view.tmuxError) writeStderr(`tmux-fleet: tmux not read, pending verdicts cannot tell: ${view.tmuxError}\n`);
   for (const t of view.tasks) if (t.error) writeStderr(`tmux-fleet: ${printable(t.error)}\n`);
   return 0;
 }

@@ -14,6 +14,14 @@ export function usageMessage(msg: string, argv: readonly string[]): string {
   const missing = /^Not enough non-option arguments: got (\d+)/.exec(msg);
   const p = missing ? spec.positionals[Number(missing[1])] : undefined;
   if (p) return `${spec.name}: missing <${p.name}> (${p.describe})`;
+  // "Invalid values:\n  Argument: action, Given: "frob", Choices: "install", ..." -> one line in the tool's voice.
+  const invalid = /^\s*Argument: ([^,]+), Given: (.*?), Choices: (.*)$/m.exec(msg);
+  if (/^Invalid values?:/.test(msg) && invalid) {
+    const arg = invalid[1] as string;
+    const what = spec.positionals.some((p) => p.name === arg) ? arg : `value for --${arg}`;
+    const choices = (invalid[3] as string).split(/,\s*/).map((c) => c.replace(/^"(.*)"$/, '$1'));
+    return `${spec.name}: unknown ${what} ${invalid[2]} (${choices.join(', ')})`;
+  }
   const unknown = /^Unknown arguments?: ([^,]*)/.exec(msg);
   if (unknown) {
     const what = unknown[1] as string;

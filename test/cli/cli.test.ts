@@ -1,7 +1,7 @@
 // The built helper, run as a user runs it (dist/tmux-fleet.cjs, clean environment).
 // runFleet (execa) strips the final newline of stdout.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeFleetEnv, runFleet, type CliResult, type FleetEnv } from '../helpers/env';
@@ -67,15 +67,19 @@ describe('usage errors: exit 2, one line on stderr naming what', () => {
     ['missing <slug> (yargs path)', ['spawn'], /spawn: missing <slug>/],
     ['missing <slug> after flags (yargs path)', ['--json', 'takeover', '--force'], /takeover: missing <slug>/],
     ['missing <action>', ['hooks'], /hooks: missing <action>/],
-    ['bad choice', ['hooks', 'frob'], /frob/],
+    ["bad choice: one line in the tool's voice", ['hooks', 'frob'], /^tmux-fleet: hooks: unknown action "frob" \(install, uninstall, status\)$/],
+    ['missing <slug> under --json (fast path)', ['owner', '--json'], /owner: missing <slug>/],
     ['option without its value', ['owner', 'a', '--as'], /--as needs a value/],
     ['no command', [], /command/],
   ];
   it.each(cases)('%s', async (_what, args, names) => {
     const r = await fleet(args);
     expect(r.exitCode, r.stderr).toBe(2);
-    expect(r.stdout).toBe('');
-    expect(oneLine(r)).toMatch(names);
+    const line = oneLine(r);
+    expect(line).toMatch(names);
+    // Under --json the error is also the one JSON object on stdout; else stdout stays empty.
+    if (args.includes('--json')) expect(JSON.parse(r.stdout)).toEqual({ error: line.replace(/^tmux-fleet: /, ''), exit: 2 });
+    else expect(r.stdout).toBe('');
   });
 
   const slugs: [string, string[]][] = [
@@ -118,6 +122,26 @@ describe('a missing tmux server', () => {
   });
 });
 
+describe('tasks without a reachable server', () => {
+  it('lists no verdict it cannot tell (a live owner is not "9 other"): says the server is unreachable, exit 1', async () => {
+    const dir = join(fenv.home, 'tasks', 'owned');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const now = new Date().toISOString();
+    await writeFile(join(dir, 'task.json'), JSON.stringify({ slug: 'owned', driverSid: 'sid-owner', driverPane: 'op-owned', driverPid: process.pid, createdAt: now, updatedAt: now }), { mode: 0o600 });
+    try {
+      const r = await fleet(['tasks']);
+      expect(r.exitCode).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(oneLine(r)).toMatch(/^tmux-fleet: tasks: tmux server -L fleet-test-nonexistent-\w+ is unreachable, so no verdict can be told: /);
+      const j = await fleet(['--json', 'tasks']);
+      expect(j.exitCode).toBe(1);
+      expect(JSON.parse(j.stdout)).toMatchObject({ exit: 1, error: expect.stringContaining('is unreachable') });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('sid-of-pane on a real server', () => {
   let server: TestServer;
   beforeEach(async () => {
@@ -147,14 +171,14 @@ describe('sid-of-pane on a real server', () => {
   });
 
   it.each([
-    ['an unstamped session', 'op-b'],
-    ['a missing session', 'op-z'],
-    ['a prefix of a stamped session (never prefix-matched)', 'op-ab'],
-  ])('exit 1 for %s, one line naming it', async (_what, name) => {
+    ['an unstamped session', 'op-b', 'no stamp on tmux session "op-b"'],
+    ['a missing session', 'op-z', 'no tmux session "op-z" on tmux server -L '],
+    ['a prefix of a stamped session (never prefix-matched)', 'op-ab', 'no tmux session "op-ab" on tmux server -L '],
+  ])('exit 1 for %s, one line naming it', async (_what, name, says) => {
     const r = await on(['sid-of-pane', name]);
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toBe('');
-    expect(oneLine(r)).toContain(`"${name}"`);
+    expect(oneLine(r)).toContain(says);
   });
 
   it('a stamp is printed verbatim, also one that looks like a format or ends in ;', async () => {
