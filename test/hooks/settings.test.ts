@@ -1,6 +1,7 @@
-// Which SessionStart hook commands are ours (pure).
+// Which SessionStart hook commands are ours, and editing settings.json in its text (pure).
 import { describe, expect, it } from 'vitest';
-import { hookHelperPath, isStampCommand, stampCommand } from '../../src/hooks/settings';
+import { formattingOf, hookHelperPath, isStampCommand, stampCommand } from '../../src/hooks/settings';
+import { removeAt } from '../../src/json-text';
 
 describe('isStampCommand', () => {
   it.each([
@@ -35,5 +36,31 @@ describe('hookHelperPath', () => {
     ['/p/tmux-fleet.cjs owner t', null],
   ])('%j -> %j', (command, path) => {
     expect(hookHelperPath(command)).toBe(path);
+  });
+});
+
+describe('editing settings.json in its text', () => {
+  const removals: [string, string, (string | number)[], string][] = [
+    ['the only element', '{"a": [1]}', ['a', 0], '{"a": []}'],
+    ['the last element of a one-line array (jsonc-parser 3.3.1 tears this one)', '{"a": [{"x": 1}, {"y": 2}]}', ['a', 1], '{"a": [{"x": 1}]}'],
+    ['the first element', '{"a": [1, 2, 3]}', ['a', 0], '{"a": [2, 3]}'],
+    ['a middle element over lines', '[\n  1,\n  2,\n  3\n]', [1], '[\n  1,\n  3\n]'],
+    ['the last member', '{\n  "a": 12345678901234567890,\n  "b": 1\n}', ['b'], '{\n  "a": 12345678901234567890\n}'],
+    ['a member of a duplicate key: the last, as JSON.parse reads', '{"d": 1, "d": 2, "e": 1e2}', ['d'], '{"d": 1, "e": 1e2}'],
+    ['nothing at that path', '{"a": 1}', ['b'], '{"a": 1}'],
+  ];
+  it.each(removals)('removeAt: %s', (_what, text, path, want) => {
+    expect(removeAt(text, path)).toBe(want);
+  });
+
+  const layouts: [string, string, ReturnType<typeof formattingOf>][] = [
+    ['two spaces', '{\n  "a": 1\n}', { insertSpaces: true, tabSize: 2, eol: '\n' }],
+    ['four spaces, CRLF', '{\r\n    "a": 1\r\n}', { insertSpaces: true, tabSize: 4, eol: '\r\n' }],
+    ['tabs', '{\n\t"a": 1\n}', { insertSpaces: false, tabSize: 1, eol: '\n' }],
+    ['one line: kept on one line', '{"a": 1}', null],
+    ['empty object', '{}', { insertSpaces: true, tabSize: 2, eol: '\n' }],
+  ];
+  it.each(layouts)('formattingOf: %s', (_what, text, want) => {
+    expect(formattingOf(text)).toEqual(want);
   });
 });

@@ -94,3 +94,63 @@ describe('parseTaskText errors', () => {
     expect(err.message).not.toContain('\n');
   });
 });
+
+describe('serializeTask with the text it was read from: what tmux-fleet does not own comes back byte for byte', () => {
+  const NONCE2 = 'b'.repeat(32);
+  const base = (extra: string) => `{\n  "slug": "u1",\n  "driverSid": "",\n  "spawnNonce": "${NONCE2}",${extra}\n  "createdAt": "2026-01-01T00:00:00.000Z"\n}\n`;
+  const cases: [string, string, string[]][] = [
+    ['a big integer', '\n  "big": 12345678901234567890,', ['"big": 12345678901234567890']],
+    ['an exponent', '\n  "e": 1e2,', ['"e": 1e2']],
+    ['a unicode escape, in key and value', '\n  "\\u00e9t\\u00e9": "caf\\u00e9",', ['"\\u00e9t\\u00e9": "caf\\u00e9"']],
+    ['__proto__', '\n  "__proto__": {"driverSid": "EVIL"},', ['"__proto__": {"driverSid": "EVIL"}']],
+    ['duplicate keys', '\n  "dup": 1,\n  "dup": 2,', ['"dup": 1', '"dup": 2']],
+    ['a nested unknown value, formatted its own way', '\n  "deep": {"a" : [1,2 , {"b":12345678901234567890}]},', ['"deep": {"a" : [1,2 , {"b":12345678901234567890}]}']],
+    [
+      'an unknown key inside an acceptance item that stays while another is added',
+      '\n  "acceptance": [{"text": "t", "addedBy": "l", "addedAt": "n", "n": 12345678901234567890}],',
+      ['{"text": "t", "addedBy": "l", "addedAt": "n", "n": 12345678901234567890}'],
+    ],
+  ];
+
+  it.each(cases)('%s', (_what, extra, kept) => {
+    const text = base(extra);
+    const read = parseTaskText(text, 'f');
+    const next: Task = {
+      ...read,
+      driverSid: 'sid-new',
+      updatedAt: '2026-02-02T00:00:00.000Z',
+      acceptance: read.acceptance ? [...read.acceptance, { text: 'added', addedBy: 'x', addedAt: 'now' }] : undefined,
+    };
+    const out = serializeTask(next, text);
+    for (const k of kept) expect(out).toContain(k);
+    // Known keys are written anew: the owner, the stamp, no nonce once owned.
+    expect(out).toContain('"driverSid": "sid-new"');
+    expect(out).toContain('"updatedAt": "2026-02-02T00:00:00.000Z"');
+    expect(out).not.toContain('spawnNonce');
+    // The result is a valid record meaning what the caller asked for.
+    expect(parseTaskText(out, 'f')).toEqual(parseTaskText(serializeTask(next), 'f'));
+    expect(out.endsWith('}\n')).toBe(true);
+  });
+
+  it('an unchanged task comes back exactly as read', () => {
+    const text = base('\n  "big": 12345678901234567890,\n  "dup": 1,\n  "dup": 2,');
+    const read = parseTaskText(text, 'f');
+    // The nonce is kept (still pending), the rest unchanged.
+    expect(serializeTask(read, text)).toBe(text);
+  });
+
+  it('a key the caller removed or changed is removed or written anew', () => {
+    const text = base('\n  "gone": 12345678901234567890,\n  "changed": 1e2,');
+    const read = parseTaskText(text, 'f') as Record<string, unknown>;
+    const { gone: _gone, ...rest } = read;
+    const out = serializeTask({ ...(rest as Task), changed: 7 } as Task, text);
+    expect(out).not.toContain('gone');
+    expect(out).toContain('"changed": 7');
+  });
+
+  it('without a previous text (or with one that does not scan) it is JSON.stringify, as before', () => {
+    const t = TaskSchema.parse({ slug: 'a', driverSid: 'sid', x: 1 });
+    expect(serializeTask(t, 'not json')).toBe(`${JSON.stringify(t, null, 2)}\n`);
+    expect(serializeTask(t, '[]')).toBe(`${JSON.stringify(t, null, 2)}\n`);
+  });
+});
