@@ -147,7 +147,8 @@ start_supervisor() {
 	local cmd
 	cmd="$(fleet_helper_command) supervise --socket-path "
 	# run-shell expands formats: escape ours, then add the quoted socket path.
-	cmd="$(format_escape "$cmd")#{q:socket_path} >>$(format_escape "$(shell_quote "$(fleet_log_file)")") 2>&1 || :"
+	# umask 077: the log it may create is the user's alone (0600), like every file of the fleet home.
+	cmd="umask 077; $(format_escape "$cmd")#{q:socket_path} >>$(format_escape "$(shell_quote "$(fleet_log_file)")") 2>&1 || :"
 	(umask 077 && mkdir -p "$(fleet_home)") 2>/dev/null || true
 	tmux run-shell -b "$cmd"
 }

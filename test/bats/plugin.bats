@@ -219,6 +219,14 @@ teardown() {
 	assert_output "[\"supervise\",\"--socket-path\",\"$SOCKET_PATH\"]"
 }
 
+@test "the log the supervisor's output goes to is created 0600" {
+	rm -f "$TMUX_FLEET_HOME/log"
+	t set-environment -g FAKE_HELPER_EXIT 1
+	load_plugin
+	wait_for 10 grep -q 'fake-helper supervise' "$TMUX_FLEET_HOME/log"
+	assert_equal "$(stat -c %a "$TMUX_FLEET_HOME/log")" "600"
+}
+
 @test "a refused second supervisor is logged, not shown as an error" {
 	t set-environment -g FAKE_HELPER_EXIT 1
 	load_plugin
