@@ -1,6 +1,7 @@
 // The thin entry: pick the parsing path, run the command, map errors to exit codes.
 import { ensureFleetHome, makeContext } from '../context';
 import { FleetError, UsageError } from '../errors';
+import { printable } from '../text';
 import { commandName, parseCommandArgs } from './parse';
 import { findCommand, type Args } from './spec';
 import { writeStdout, writeStderr } from './output';
@@ -67,7 +68,8 @@ export function report(err: unknown, json = false): number {
   const debug = process.env.TMUX_FLEET_DEBUG === '1';
   const code = err instanceof FleetError ? err.exitCode : 1;
   const message = err instanceof Error ? err.message : String(err);
-  const line = message.split('\n').map((s) => s.trim()).filter(Boolean).join(' ');
+  // Messages carry values from files and tmux: no control character reaches the terminal.
+  const line = printable(message.split('\n').map((s) => s.trim()).filter(Boolean).join(' '));
   if (json && line) writeStdout(`${JSON.stringify({ error: line, exit: code })}\n`);
   if (line) writeStderr(`tmux-fleet: ${line}\n`);
   if (debug && err instanceof Error && err.stack) writeStderr(`${err.stack}\n`);

@@ -7,8 +7,14 @@ import { cleanEnv } from './hermetic';
 import { FLEET_BIN } from './paths';
 import type { TestServer } from './tmux-server';
 
+/**
+ * The supervisor's options as a named type: relating execa's result for these
+ * options to the default ResultPromise costs tsc over ten seconds.
+ */
+type SuperviseOptions = { env: Record<string, string | undefined>; extendEnv: false; reject: false; all: true };
+
 export interface RunningSupervisor {
-  proc: ResultPromise;
+  proc: ResultPromise<SuperviseOptions>;
   pid: number;
   socketPath: string;
   output(): string;
@@ -22,12 +28,8 @@ export async function socketPathOf(server: TestServer): Promise<string> {
 export async function startSupervisor(server: TestServer, fenv: FleetEnv): Promise<RunningSupervisor> {
   const socketPath = await socketPathOf(server);
   let out = '';
-  const proc = execa(process.execPath, [FLEET_BIN, 'supervise', '--socket-path', socketPath], {
-    env: { ...cleanEnv(), ...fenv.env },
-    extendEnv: false,
-    reject: false,
-    all: true,
-  });
+  const options: SuperviseOptions = { env: { ...cleanEnv(), ...fenv.env }, extendEnv: false, reject: false, all: true };
+  const proc = execa(process.execPath, [FLEET_BIN, 'supervise', '--socket-path', socketPath], options);
   proc.all?.on('data', (b: Buffer) => (out += b.toString()));
   const pidFile = supervisorPidFile(fenv.home, socketPath);
   await waitFor(() => existsSync(pidFile), `supervisor pid file ${pidFile}`, 15_000);

@@ -4,7 +4,7 @@
 // the attached client's status line true.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
 import { FLEET_BIN, STAND_IN } from '../helpers/paths';
@@ -16,7 +16,14 @@ const TAB = '10e378ef-5b0f-4c41-9d3c-7b0a1c2d3e4f';
 let server: TestServer;
 let fenv: FleetEnv;
 let client: StatusClient | null = null;
-let watcher: ResultPromise | null = null;
+const startWatcher = () =>
+  execa(process.execPath, [FLEET_BIN, 'follow', '--watch'], {
+    env: { ...process.env, TMUX: undefined, TMUX_PANE: undefined, ...fenv.env },
+    extendEnv: false,
+    reject: false,
+  });
+// Its own type, inferred once: relating it to the default ResultPromise costs tsc seconds.
+let watcher: ReturnType<typeof startWatcher> | null = null;
 let supervisor: RunningSupervisor | null = null;
 let watchOut = '';
 
@@ -57,11 +64,7 @@ afterAll(async () => {
 
 describe('follow --watch on a real server', () => {
   it('follows a park to the job and back: follow --watch reports, the supervisor shows and toasts', async () => {
-    watcher = execa(process.execPath, [FLEET_BIN, 'follow', '--watch'], {
-      env: { ...process.env, TMUX: undefined, TMUX_PANE: undefined, ...fenv.env },
-      extendEnv: false,
-      reject: false,
-    });
+    watcher = startWatcher();
     watcher.stdout?.on('data', (b: Buffer) => (watchOut += b.toString()));
     await waitFor(() => watchOut.includes('op-tab: 10e378ef, busy'), 'the first follow line', 15_000);
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { toastCommand } from '../../src/tmux/apply';
 import { toastSession, toastsFor } from '../../src/tmux/toast';
 import { optionDefault } from '../../src/options';
@@ -33,14 +33,16 @@ describe('toastsFor', () => {
 describe('toastSession on a real server', () => {
   let server: TestServer;
   let client: StatusClient;
-  // Typed with its options: relating it to the default ResultPromise costs tsc seconds.
-  let control: ResultPromise<{ input: undefined; stdin: 'pipe'; reject: false }>;
+  const attachControl = () =>
+    execa('tmux', ['-L', server.name, '-C', 'attach-session', '-t', '=work:'], { input: undefined, stdin: 'pipe', reject: false });
+  // Its own type, inferred once: relating it to the default ResultPromise costs tsc seconds.
+  let control: ReturnType<typeof attachControl>;
   beforeAll(async () => {
     server = await startServer();
     await server.run(['set-option', '-g', 'display-time', '3000']);
     await server.newSession('work');
     client = await attachStatusClient(server, 'work');
-    control = execa('tmux', ['-L', server.name, '-C', 'attach-session', '-t', '=work:'], { input: undefined, stdin: 'pipe', reject: false });
+    control = attachControl();
     await waitFor(async () => (await server.run(['list-clients', '-t', '=work:', '-F', '#{client_control_mode}'])).includes('1'), 'the control client');
   });
   afterAll(async () => {
