@@ -10,7 +10,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFleetEnv, makeTempDir, runFleet, waitFor, type FleetEnv, type TempDir } from '../helpers/env';
 import { FLEET_BIN, STAND_IN } from '../helpers/paths';
-import { removeSocketFile, startServer, type TestServer } from '../helpers/tmux-server';
+import { attachStatusClient, removeSocketFile, sq, startServer, type TestServer } from '../helpers/tmux-server';
 
 const AGENT = 'a9c1f00d-1111-4c41-9d3c-7b0a1c2d3e4f';
 const OTHER = 'b7d2e11e-2222-4c41-9d3c-7b0a1c2d3e4f';
@@ -141,6 +141,28 @@ describe('doctor: which server', () => {
     expect(out).toContainEqual(expect.stringMatching(new RegExp(`^✔ server: reachable \\(tmux server at ${socketPath} \\(from \\$TMUX\\), pid ${pid}, tmux `)));
     expect(r.stdout).not.toContain('default tmux server');
     expect(out).toContainEqual(`✔ stamp: proof-ok runs session ${AGENT}`);
+  });
+
+  it('in a popup opened from a session (as `:fleet doctor` runs it): checks that session', async () => {
+    const client = await attachStatusClient(server, 'proof-ok');
+    const out = join(work.path, 'popup-doctor.txt');
+    try {
+      // A popup's environment is the server's, plus $TMUX; it has no $TMUX_PANE.
+      for (const [k, v] of Object.entries(fenv.env)) if (k !== 'TMUX_FLEET_SOCKET') await server.run(['set-environment', '-g', k, v]);
+      // The agent's session was started with the test's socket choice (-e): the popup must find the server from $TMUX alone.
+      await server.run(['set-environment', '-t', '=proof-ok:', '-u', 'TMUX_FLEET_SOCKET']);
+      await server.run(['bind-key', '-n', 'F5', 'display-popup', '-E', `${sq(process.execPath)} ${sq(FLEET_BIN)} doctor > ${sq(out)} 2>&1`]);
+      await client.outer.run(['send-keys', '-t', '=view:', 'F5']);
+      const text = await waitFor(async () => {
+        const t = await readFile(out, 'utf8').catch(() => '');
+        return /\n(✔|✖|–) attach/.test(t) ? t : '';
+      }, 'the popup doctor');
+      expect(lines(text)).toContainEqual(`✔ stamp: proof-ok runs session ${AGENT}`);
+      expect(text, text).toContain('(from $TMUX)');
+      expect(text).not.toContain('not inside tmux');
+    } finally {
+      await client.kill();
+    }
   });
 
   it('no server: says so, exit 1, and starts none (no socket file left)', async () => {
