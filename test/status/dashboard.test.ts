@@ -9,6 +9,15 @@ import { attachStatusClient, startServer, type StatusClient, type TestServer } f
 
 describe('dashboard layout', () => {
   const row = (over: Partial<DashboardRow> = {}): DashboardRow => ({
+    kind: 'task',
+    slug: 'fix-login-page',
+    jobId: null,
+    parkedBy: null,
+    ownerGone: false,
+    attention: false,
+    since: 0,
+    reason: '',
+    dir: '~/src/app',
     session: 'op-fix-login-page',
     task: 'fix-login-page',
     owner: '10e378ef',
@@ -21,7 +30,7 @@ describe('dashboard layout', () => {
   it.each([80, 100, 160])('fits %i columns and keeps every column title', (width) => {
     const { header, lines } = dashboardLines([row(), row({ task: 'x'.repeat(70), agent: 'busy' })], width);
     for (const l of [header, ...lines]) expect([...l].length).toBeLessThanOrEqual(width);
-    for (const title of ['TASK', 'SESSION', 'OWNER', 'VERDICT', 'HOP', 'AGENT', 'AGE']) expect(header).toContain(title);
+    for (const title of ['TASK', 'SESSION', 'OWNER', 'VERDICT', 'HOP', 'AGENT', 'AGE', 'DIR']) expect(header).toContain(title);
     expect(lines[0]).toContain('10e3 → e9e4');
     expect(lines[1]).toContain('…');
   });
@@ -59,7 +68,7 @@ describe('dashboard on a real server', () => {
 
   it('lists the tasks with their verdicts at 80 columns', async () => {
     const screen = await client.waitForStatus(/aaa[\s\S]*bbb/, 15_000, true);
-    expect(screen).toMatch(/TASK\s+SESSION\s+OWNER\s+VERDICT\s+HOP\s+AGENT\s+AGE/);
+    expect(screen).toMatch(/TASK\s+SESSION\s+OWNER\s+VERDICT\s+HOP\s+AGENT\s+AGE\s+DIR/);
     expect(screen).toMatch(/aaa\s+op-aaa\s+[0-9a-f]{8}\s+0 owner\s+-\s+busy\s+\d+s/);
     expect(screen).toMatch(/bbb\s+op-bbb\s+[0-9a-f]{8}\s+0 owner\s+-\s+busy\s+\d+s/);
     for (const line of screen.split('\n')) expect([...line].length).toBeLessThanOrEqual(80);
