@@ -12,7 +12,7 @@ import { checkFleetHome, privateDirProblem, taskDir } from '../../src/context';
 import { readRegularFile, UnsafeFileError } from '../../src/fs-safe';
 import { nudgeSupervisors, pidFileContent, supervisorPidFile, isOwnSupervisor } from '../../src/nudge';
 import { pidExists } from '../../src/proc';
-import { removeLeftovers, updateTask } from '../../src/tasks/store';
+import { CachedTaskLister, listTasks, removeLeftovers, updateTask } from '../../src/tasks/store';
 import { makeFleetEnv, runFleet, sleep, waitFor, type FleetEnv } from '../helpers/env';
 
 const NOBODY = 65534;
@@ -97,6 +97,16 @@ describe('a FIFO, a link or a device in place of task.json', () => {
     const takeover = await fleet(['takeover', 'px', '--as', SID, '--force']);
     expect(takeover.exitCode).toBe(1);
     expect(takeover.stderr).toContain('is a FIFO');
+  });
+
+  it('the readers of stamp and the supervisor (listTasks, CachedTaskLister) report it as an invalid task and go on', async () => {
+    mkfifo(join(await taskDirWith('px'), 'task.json'));
+    await updateTask(fe.home, 'ok', () => ({ slug: 'ok', driverSid: '' }), { create: true });
+    for (const list of [() => listTasks(fe.home), () => new CachedTaskLister(fe.home).list()]) {
+      const entries = await list();
+      expect(entries.map((e) => e.slug)).toEqual(['ok', 'px']);
+      expect(entries[1]?.error?.problem).toBe('is a FIFO, not a regular file (not read)');
+    }
   });
 
   it('a task.json linked to another file is not followed, and no error shows that file', async () => {
