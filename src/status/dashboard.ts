@@ -101,7 +101,7 @@ export function dashboardRows(view: FleetView, agents: readonly FleetAgent[] = [
     ownerGone: t.owner !== '' && t.decision.liveness === 'gone',
     attention: agentWaits(t.hop?.agent),
     since: endSince(t.hop),
-    reason: t.decision.reason,
+    reason: t.owner !== '' && t.decision.liveness === 'gone' ? `${t.decision.reason} · r resumes it (spawn --resume)` : t.decision.reason,
   }));
   const shown = new Set(rows.map((r) => r.session).filter((s): s is string => s !== null));
   for (const s of view.sessions) {

@@ -1,5 +1,7 @@
 // The dashboard driven with send-keys on a real server, read through a real
 // attached client: it lists the tasks, j moves, Enter switches the client.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardLines, type DashboardRow } from '../../src/status/dashboard';
 import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
@@ -95,5 +97,23 @@ describe('dashboard on a real server', () => {
     await server.run(['send-keys', '-t', '=dash:', 'j']);
     await server.run(['send-keys', '-t', '=dash:', 'Enter']);
     await waitFor(async () => (await server.run(['list-clients', '-F', '#{session_name}'])).trim() === 'op-bbb', 'client on op-bbb', 10_000);
+  });
+
+  it('r on a task whose owner is gone resumes it: spawn --replace --resume, a handover with reason resume, the client follows', async () => {
+    const taskFile = join(fenv.home, 'tasks', 'aaa', 'task.json');
+    const before = JSON.parse(await readFile(taskFile, 'utf8')) as { driverSid: string };
+    await server.run(['kill-session', '-t', '=op-aaa:']);
+    await server.run(['set-option', '-g', '@fleet-agent-cmd', `${process.execPath} ${STAND_IN}`]);
+    await server.newSession('dash2', [process.execPath, FLEET_BIN, 'dashboard']);
+    await server.run(['switch-client', '-t', '=dash2:']);
+    await waitFor(async () => /aaa\s+-\s+[0-9a-f]{8}\s+9 other/.test(await server.run(['capture-pane', '-p', '-t', '=dash2:'])), 'aaa shown with its owner gone', 15_000);
+    expect(await server.run(['capture-pane', '-p', '-t', '=dash2:'])).toContain('gone');
+    await server.run(['send-keys', '-t', '=dash2:', 'r']);
+    await waitFor(async () => (await server.run(['list-clients', '-F', '#{session_name}'])).trim() === 'op-aaa', 'client on the resumed op-aaa', 15_000);
+    const after = await waitFor(async () => {
+      const t = JSON.parse(await readFile(taskFile, 'utf8')) as { driverSid?: string; handovers?: { from: string; to: string; reason: string; pane?: string }[] };
+      return t.driverSid ? t : null;
+    }, 'the resumed Driver stamped', 15_000);
+    expect(after.handovers?.at(-1)).toMatchObject({ from: before.driverSid, to: after.driverSid, reason: 'resume', pane: 'op-aaa' });
   });
 });
