@@ -1,6 +1,7 @@
 // Reads Claude Code's registry directory. Only regular files named
 // <digits>.json are opened: the *.key files beside them are credentials.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
+import { readRegularFile, UnsafeFileError } from '../fs-safe';
 import { readdir } from '../fs-async';
 import { join } from 'node:path';
 import { RegistryRowSchema, type RegistryEntry } from './schema';
@@ -30,34 +31,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Reads at most MAX_ROW_BYTES of a regular file without following links or
- * blocking on FIFOs (O_NONBLOCK; the type is checked before and after open).
- * null: not a regular file, or over the cap. Synchronous on purpose: a row is
- * a few hundred bytes, and five thread-pool round trips per row cost the
- * supervisor more than the reads themselves (docs/budgets.md#the-status-line-and-the-supervisor).
+ * blocking on FIFOs: the helper's one safe reader (src/fs-safe.ts). null: not
+ * a regular file, or over the cap; a missing file throws (code ENOENT).
+ * Synchronous on purpose: a row is a few hundred bytes, and five thread-pool
+ * round trips per row cost the supervisor more than the reads themselves
+ * (docs/budgets.md#the-status-line-and-the-supervisor).
  */
 function readCapped(file: string): string | null {
-  const st = lstatSync(file);
-  if (!st.isFile() || st.size > MAX_ROW_BYTES) return null;
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    // Swapped for something else between lstat and open: never read it.
-    if (!fstatSync(fd).isFile()) return null;
-    // Unzeroed: only the bytes read are ever looked at.
-    const buf = Buffer.allocUnsafe(Math.min(st.size + 4096, MAX_ROW_BYTES + 1));
-    let total = 0;
-    for (;;) {
-      if (total === buf.length) {
-        if (total > MAX_ROW_BYTES) return null;
-        break;
-      }
-      const bytesRead = readSync(fd, buf, total, buf.length - total, total);
-      if (bytesRead === 0) break;
-      total += bytesRead;
-    }
-    if (total > MAX_ROW_BYTES) return null;
-    return buf.subarray(0, total).toString('utf8');
-  } finally {
-    closeSync(fd);
+    return readRegularFile(file, MAX_ROW_BYTES);
+  } catch (err) {
+    if (err instanceof UnsafeFileError && (err.code === 'ELOOP' || err.code === 'ENOTREG' || err.code === 'EFBIG')) return null;
+    throw err;
   }
 }
 
