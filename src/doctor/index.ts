@@ -280,6 +280,15 @@ async function sessionChecks(
   }
   const base = stamp;
   const f = follow(rows, base);
+  if (f.chain.length === 0 && rows.length > 0) {
+    // Other rows are read, so the registry is the right one: an agent that writes none (stamped by hand) has no hop to follow.
+    add({
+      id: 'attach',
+      state: 'skip',
+      text: `attach target: none (no registry row holds ${sid8(base)}: an agent that writes no registry, stamped with tmux-fleet stamp --sid, or one that exited)`,
+    });
+    return;
+  }
   if (f.chain.length === 0) {
     add({
       id: 'attach',

@@ -37,7 +37,7 @@ async function agentSession(session: string, sid: string): Promise<Record<string
   const env = { ...fenv.env, STAND_IN_SID: sid, STAND_IN_NO_STAMP: '1' };
   const e = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   await server.run(['new-session', '-d', '-s', session, '-c', work.path, ...e, process.execPath, STAND_IN]);
-  return waitFor(() => rowOf(sid), `the row of ${sid}`);
+  return (await waitFor(() => rowOf(sid), `the row of ${sid}`)) as Record<string, unknown>;
 }
 
 const paneOf = async (session: string) => (await server.run(['display-message', '-p', '-t', `=${session}:`, '#{pane_id}'])).trim();
@@ -129,6 +129,16 @@ describe('doctor --session: an agent that is not Claude Code', () => {
       '✖ stamp: demo1 carries no @claude_session_id, and no Claude Code runs under its panes — fix: any CLI agent that is not Claude Code becomes a Driver when tmux-fleet stamp --sid <id> runs inside demo1 (docs/ownership.md#the-stamp)',
     );
     expect(r.stdout).not.toContain('install the hook');
+
+    // The advice works: the agent stamps its own session.
+    const pane = await paneOf('demo1');
+    expect((await runFleet(['stamp', '--sid', 'other-agent-1'], { env: { ...fenv.env, TMUX_PANE: pane } })).exitCode).toBe(0);
+    const after = lines((await doctor('demo1')).stdout);
+    expect(after).toContainEqual('✔ stamp: demo1 runs session other-agent-1');
+    expect(after).toContainEqual('– agent: no registry row holds other-ag (an agent that writes none, stamped by hand): nothing to prove');
+    expect(after).toContainEqual(
+      '– attach target: none (no registry row holds other-ag: an agent that writes no registry, stamped with tmux-fleet stamp --sid, or one that exited)',
+    );
   });
 });
 
