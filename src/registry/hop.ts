@@ -158,7 +158,8 @@ export function renderHop(hop: Pick<SessionHop, 'base' | 'attached'> | null | un
 
 /**
  * The @fleet-agent segment text from the attached row: Claude Code's `needs`
- * sentence when the row has one (cut to `max` characters with `…`), else
+ * sentence when the row has one (cut to `max` characters with `…`), else, as
+ * before `needs` existed,
  * `busy`, `idle`, `shell`, `waiting: approve Bash` (or `waiting`). '' when
  * there is no row or its process is gone. Plain text: escape '#' when writing.
  */
@@ -168,7 +169,7 @@ export function renderAgent(agent: AgentState | null | undefined, max: number = 
   if (needs !== '') return shorten(needs, max);
   if (!agent.status) return '';
   const status = oneLine(agent.status);
-  if (status === 'waiting' && agent.waitingFor) return shorten(`waiting: ${oneLine(agent.waitingFor)}`, max);
+  if (status === 'waiting' && agent.waitingFor) return `waiting: ${oneLine(agent.waitingFor)}`;
   return status;
 }
 
