@@ -1,10 +1,20 @@
 // The supervisor's lock: one supervisor per tmux server, by its pid file in
 // <home>/run (docs/status.md#the-supervisor). The file holds "<pid> <start
 // ticks>", so a reused pid is never taken for a running supervisor.
-import { mkdir, readFile, unlink, writeNewFile } from '../fs-async';
+import { mkdir, unlink, writeNewFile } from '../fs-async';
+import { readRegularFile, UnsafeFileError } from '../fs-safe';
 import { runDir } from '../context';
 import { FleetError } from '../errors';
 import { livePidFromFile, pidFileContent } from '../nudge';
+
+/** What a pid file holds; null when it is gone; '' when it is not a regular file (read safely: a FIFO would block). */
+function readStalePidFile(pidFile: string): string | null {
+  try {
+    return readRegularFile(pidFile, 256);
+  } catch (err) {
+    return err instanceof UnsafeFileError && err.code === 'ENOENT' ? null : '';
+  }
+}
 
 /** Takes the pid file, or throws naming the pid that runs. A stale file (its process gone) is replaced. */
 export async function acquirePidFile(home: string, pidFile: string, socketPath: string): Promise<void> {
@@ -18,8 +28,8 @@ export async function acquirePidFile(home: string, pidFile: string, socketPath: 
     }
     const other = livePidFromFile(pidFile);
     if (other !== null) throw new FleetError(`a supervisor already runs for ${socketPath} (pid ${other})`);
-    // Stale: its process is gone. Only remove it if it still says the same.
-    const seen = await readFile(pidFile, 'utf8').catch(() => null);
+    // Stale: its process is gone (or it is no pid file: a FIFO, a link, never opened). Only remove it if it still says the same.
+    const seen = readStalePidFile(pidFile);
     if (seen !== null && livePidFromFile(pidFile) === null) await unlink(pidFile).catch(() => undefined);
   }
   throw new FleetError(`could not take ${pidFile}`);

@@ -12,6 +12,7 @@ import { checkFleetHome, privateDirProblem, taskDir } from '../../src/context';
 import { readRegularFile, UnsafeFileError } from '../../src/fs-safe';
 import { nudgeSupervisors, pidFileContent, supervisorPidFile, isOwnSupervisor } from '../../src/nudge';
 import { pidExists } from '../../src/proc';
+import { acquirePidFile } from '../../src/status/supervisor-lock';
 import { CachedTaskLister, listTasks, removeLeftovers, updateTask } from '../../src/tasks/store';
 import { makeFleetEnv, runFleet, sleep, waitFor, type FleetEnv } from '../helpers/env';
 
@@ -254,6 +255,16 @@ describe('a fleet home that is not the user\'s alone', () => {
     expect(checkFleetHome(fe.home)).toBeNull();
     const { statSync } = await import('node:fs');
     expect(statSync(join(fe.home, 'run')).mode & 0o777).toBe(0o700);
+  });
+});
+
+describe('the supervisor pid file', () => {
+  it('a FIFO in its place is replaced, never opened for reading (the supervisor starts)', async () => {
+    const file = supervisorPidFile(fe.home, '/tmp/fifo-socket');
+    await mkdir(join(file, '..'), { recursive: true, mode: 0o700 });
+    mkfifo(file);
+    await acquirePidFile(fe.home, file, '/tmp/fifo-socket');
+    expect(readRegularFile(file, 256)).toBe(pidFileContent(process.pid));
   });
 });
 
