@@ -12,7 +12,7 @@ import { sessionTarget } from '../tmux/args';
 import { paneSession } from '../tmux/pane';
 import type { Args } from './types';
 import { writeStdout, writeStderr } from './output';
-import { printable } from '../text';
+import { echoInput, printable } from '../text';
 
 const out = (line: string) => writeStdout(`${line}\n`);
 
@@ -39,7 +39,7 @@ export async function run(args: Args, ctx: Context): Promise<number> {
     out(JSON.stringify({ base, attached, hops, stop, chain }));
   } else if (f.chain.length === 0 && given !== '' && sid === given) {
     // Said whole: what was given may be a mistyped session name, not an id to cut to 8.
-    out(`${JSON.stringify(given)}: no registry row holds this session id, none starts with it, and no tmux session on ${tmux.describeServer()} has this name`);
+    out(`${echoInput(given)}: no registry row holds this session id, none starts with it, and no tmux session on ${tmux.describeServer()} has this name`);
   } else {
     out(describeFollow(f));
   }

@@ -10,7 +10,7 @@ import { UsageError } from '../errors';
 import { hookStatus, installHook, settingsFile, stampCommand, uninstallHook } from '../hooks/settings';
 import type { Args } from './types';
 import { writeStdout } from './output';
-import { printable } from '../text';
+import { echoInput, printable } from '../text';
 
 /** The running helper's own file (the bundle), symlinks resolved. */
 function helperPath(): string {
@@ -30,7 +30,7 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   if (action === 'install') r = await installHook(file, command);
   else if (action === 'uninstall') r = await uninstallHook(file, command);
   else if (action === 'status') r = await hookStatus(file, command);
-  else throw new UsageError(`hooks: unknown action ${JSON.stringify(action)} (install, uninstall, status)`);
+  else throw new UsageError(`hooks: unknown action ${echoInput(String(action))} (install, uninstall, status)`);
   writeStdout(ctx.json ? `${JSON.stringify(r)}\n` : `${printable(r.message)}\n`);
   return action === 'status' && !r.installed ? 1 : 0;
 }

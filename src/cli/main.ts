@@ -1,7 +1,7 @@
 // The thin entry: pick the parsing path, run the command, map errors to exit codes.
 import { ensureFleetHome, makeContext } from '../context';
 import { FleetError, UsageError } from '../errors';
-import { printable } from '../text';
+import { echoInput, printable } from '../text';
 import { commandName, parseCommandArgs } from './parse';
 import { findCommand, type Args } from './spec';
 import { writeStdout, writeStderr } from './output';
@@ -12,7 +12,7 @@ const ISSUES_URL = 'https://github.com/tmux-fleet/tmux-fleet/issues';
 
 async function runCommand(name: string, args: Args): Promise<number> {
   const spec = findCommand(name);
-  if (!spec) throw new UsageError(`unknown command ${JSON.stringify(name)} (see tmux-fleet --help)`);
+  if (!spec) throw new UsageError(`unknown command ${echoInput(name)} (see tmux-fleet --help)`);
   const ctx = makeContext({
     home: args.home as string | undefined,
     socket: args.socket as string | undefined,

@@ -2,6 +2,7 @@
 import yargs from 'yargs';
 import type { Context } from '../context';
 import { UsageError } from '../errors';
+import { echoInput } from '../text';
 import { COMMANDS, GLOBAL_OPTIONS, findCommand, type Args } from './spec';
 import { camel, commandName } from './parse';
 
@@ -9,7 +10,7 @@ import { camel, commandName } from './parse';
 export function usageMessage(msg: string, argv: readonly string[]): string {
   const name = commandName(argv);
   const spec = findCommand(name);
-  if (name !== undefined && !spec) return `unknown command ${JSON.stringify(name)} (see tmux-fleet --help)`;
+  if (name !== undefined && !spec) return `unknown command ${echoInput(name)} (see tmux-fleet --help)`;
   if (!spec) return msg;
   const missing = /^Not enough non-option arguments: got (\d+)/.exec(msg);
   const p = missing ? spec.positionals[Number(missing[1])] : undefined;

@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, rmdir, stat, unlink, writeFile } from '../fs-async';
 import { formatBytes, readRegularFileBytes, readUserFile, UnsafeFileError } from '../fs-safe';
+import { echoInput } from '../text';
 import { isAbsolute, join, resolve } from 'node:path';
 import { realpath } from 'node:fs/promises';
 import { taskDir, tasksDir, type Context } from '../context';
@@ -149,7 +150,7 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
   }
   if (Buffer.byteLength(promptText) > MAX_PROMPT_BYTES) throw new UsageError(`spawn: the prompt is larger than ${formatBytes(MAX_PROMPT_BYTES)}, the limit`);
   if (opts.base !== undefined && !opts.worktree) throw new UsageError('spawn: --base needs --worktree');
-  if (opts.parent !== undefined && !isValidSid(opts.parent)) throw new UsageError(`spawn: --parent ${JSON.stringify(opts.parent)} is not a session id`);
+  if (opts.parent !== undefined && !isValidSid(opts.parent)) throw new UsageError(`spawn: --parent ${echoInput(opts.parent)} is not a session id`);
   const accept = (opts.accept ?? []).map((t) => {
     if (typeof t !== 'string' || t.trim() === '') throw new UsageError('spawn: --accept needs a non-empty text');
     return t;

@@ -19,6 +19,7 @@ import { lstat, mkdir, rm, rmdir } from '../fs-async';
 import { isAbsolute, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { FleetError, UsageError } from '../errors';
+import { echoInput } from '../text';
 import { assertSlug } from '../tasks/slug';
 
 export const BRANCH_PREFIX = 'fleet/';
@@ -94,7 +95,7 @@ async function exists(path: string): Promise<boolean> {
 /** Throws UsageError unless name is a valid branch name by git's own rule. */
 export async function assertBranchName(cwd: string, name: string): Promise<void> {
   const r = await git(cwd, ['check-ref-format', '--branch', name]);
-  if (!r.ok) throw new UsageError(`invalid branch name ${JSON.stringify(name)} (git check-ref-format --branch refuses it)`);
+  if (!r.ok) throw new UsageError(`invalid branch name ${echoInput(name)} (git check-ref-format --branch refuses it)`);
 }
 
 async function resolveBase(top: string, base: string | undefined): Promise<{ base: string; commit: string }> {
