@@ -16,13 +16,6 @@ export function printable(s: string): string {
   return s.replace(CONTROL, ' ');
 }
 
-export function hasControl(s: string): boolean {
-  CONTROL.lastIndex = 0;
-  const found = CONTROL.test(s);
-  CONTROL.lastIndex = 0;
-  return found;
-}
-
 /** At most max characters (code points): longer text keeps max - 1 and ends in `…`. */
 export function clip(s: string, max: number): string {
   if (s.length <= max) return s;
