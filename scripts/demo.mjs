@@ -454,6 +454,12 @@ async function capturePictures(dir, lines, sessions) {
 
   // The dashboard (prefix F) over the parked Driver: an 80-column popup.
   for (let i = 0; i < sessions.length; i++) await view(['kill-session', '-t', `=v${i}:`], { reject: false });
+  // Agents outside any task, for the dashboard only: a tab whose parked job waits for the user, and an agent at work.
+  for (const [name, line] of [['scratch', '/park 45a15a22 waiting approve Edit'], ['notes', '/status busy']]) {
+    await tmux(['new-session', '-d', '-s', name, '-x', String(WIDTH), '-y', '30', '-c', state.project, '-e', 'STAND_IN_NO_STAMP=1', '--', NODE, STAND_IN]);
+    await sleep(1500);
+    await type(name, line);
+  }
   const parked = sessions[2].session;
   const [w, h] = [103, 26]; // the default popup (80% x 75%): 82 columns, 80 inside the border
   // The stand-in's own output is not what a Driver looks like: a blank pane behind the popup.
@@ -461,9 +467,12 @@ async function capturePictures(dir, lines, sessions) {
   await attachViewer('dash', parked, w, h);
   await sleep(300);
   await view(['send-keys', '-t', '=dash:', 'C-b', 'F']);
-  await waitUntil(async () => /TASK[\s\S]*migrate-db/.test(await capture('dash')), 'the dashboard popup', 15_000);
-  // Select the row of the session underneath (rows are sorted by task).
-  const rowsShown = (await capture('dash')).split('\n').filter((l) => / op-| review-/.test(l) && /\d+[smhd] *│/.test(l));
+  let shown = '';
+  await waitUntil(async () => /TASK[\s\S]*migrate-db[\s\S]*notes/.test((shown = await capture('dash'))), 'the dashboard popup', 15_000).catch((err) => {
+    throw new DemoError(`${err.message}; it shows:\n${shown}`);
+  });
+  // Select the row of the session underneath (rows needing the user first, then tasks, then other agents).
+  const rowsShown = (await capture('dash')).split('\n').filter((l) => /│  \S/.test(l) && !/TASK/.test(l));
   const down = rowsShown.findIndex((l) => l.includes(` ${parked} `));
   for (let i = 0; i < down; i++) await view(['send-keys', '-t', '=dash:', 'j']);
   await sleep(500);

@@ -38,7 +38,7 @@ const DOWN = new Set(['j', '\x1b[B', '\x1bOB']);
 const UP = new Set(['k', '\x1b[A', '\x1bOA']);
 const ENTER = new Set(['\r', '\n']);
 
-export const KEYS_HELP = 'j/k move · Enter open · / filter · l logs · x stop · r resume/refresh · A waiting · q quit';
+export const KEYS_HELP = 'j/k move · Enter open · l logs · x stop · r resume/refresh · / filter · q quit';
 
 export class DashboardKeys {
   private all: DashboardRow[] = [];

@@ -140,7 +140,15 @@ export function filterRows(rows: readonly DashboardRow[], text: string): Dashboa
 }
 
 /** Columns in order; `shrink` gives the order in which too-wide columns give way (lower first), down to `min`. */
-const COLUMNS: { key: keyof DashboardRow; title: string; min: number; shrink: number; keepEnd?: boolean }[] = [
+interface Column {
+  key: keyof DashboardRow;
+  title: string;
+  min: number;
+  shrink: number;
+  keepEnd?: boolean;
+}
+
+const COLUMNS: Column[] = [
   { key: 'task', title: 'TASK', min: 8, shrink: 2 },
   { key: 'session', title: 'SESSION', min: 8, shrink: 1 },
   { key: 'owner', title: 'OWNER', min: 8, shrink: 9 },
@@ -164,25 +172,35 @@ function fit(s: string, width: number, keepEnd = false): string {
 }
 
 /** Column widths from the content; when the sum is too wide, the cheapest columns give way first, down to their minimum. */
-export function columnWidths(cells: readonly (readonly string[])[], width: number): number[] {
-  const widths = COLUMNS.map((c, i) => Math.max(len(c.title), ...cells.map((r) => len(r[i] ?? ''))));
-  let over = widths.reduce((n, w) => n + w, 0) + GAP * (COLUMNS.length - 1) + INDENT - width;
-  const order = COLUMNS.map((_, i) => i).sort((a, b) => COLUMNS[a]!.shrink - COLUMNS[b]!.shrink);
+export function columnWidths(cells: readonly (readonly string[])[], width: number, columns: readonly Column[] = COLUMNS): number[] {
+  const widths = columns.map((c, i) => Math.max(len(c.title), ...cells.map((r) => len(r[i] ?? ''))));
+  let over = widths.reduce((n, w) => n + w, 0) + GAP * (columns.length - 1) + INDENT - width;
+  const order = columns.map((_, i) => i).sort((a, b) => columns[a]!.shrink - columns[b]!.shrink);
   for (const i of order) {
     if (over <= 0) break;
-    const give = Math.min(over, Math.max(0, widths[i]! - COLUMNS[i]!.min));
+    const give = Math.min(over, Math.max(0, widths[i]! - columns[i]!.min));
     widths[i] = widths[i]! - give;
     over -= give;
   }
   return widths;
 }
 
+/** A directory cut to fewer columns than this says nothing: the column is left out and its room goes to the others. */
+const MIN_USEFUL_DIR = 8;
+
 /** Lines of the table for a terminal `width` columns wide (readable at 80). */
 export function dashboardLines(rows: readonly DashboardRow[], width: number): { header: string; lines: string[] } {
   // Session names and labels come from tmux and files: no control character is drawn.
-  const cells = rows.map((r) => COLUMNS.map((c) => cell(String(r[c.key] ?? '')) || '-'));
-  const widths = columnWidths(cells, width);
+  let columns: readonly Column[] = COLUMNS;
+  let cells = rows.map((r) => columns.map((c) => cell(String(r[c.key] ?? '')) || '-'));
+  let widths = columnWidths(cells, width, columns);
+  const dir = columns.findIndex((c) => c.key === 'dir');
+  if (widths[dir]! < MIN_USEFUL_DIR && cells.some((r) => len(r[dir] ?? '') > widths[dir]!)) {
+    columns = COLUMNS.filter((c) => c.key !== 'dir');
+    cells = cells.map((r) => r.filter((_, i) => i !== dir));
+    widths = columnWidths(cells, width, columns);
+  }
   const line = (values: readonly string[]) =>
-    `${' '.repeat(INDENT)}${values.map((v, i) => fit(v, widths[i]!, COLUMNS[i]!.keepEnd)).join(' '.repeat(GAP))}`.trimEnd();
-  return { header: line(COLUMNS.map((c) => c.title)), lines: cells.map(line) };
+    `${' '.repeat(INDENT)}${values.map((v, i) => fit(v, widths[i]!, columns[i]!.keepEnd)).join(' '.repeat(GAP))}`.trimEnd();
+  return { header: line(columns.map((c) => c.title)), lines: cells.map(line) };
 }
