@@ -78,8 +78,9 @@ describe('follow --watch on a real server', () => {
 
     // The supervisor shows it.
     supervisor = await startSupervisor(server, fenv);
-    await client.waitForStatus('[10e3 → e9e4]', 8000);
-    expect(await server.run(['show-options', '-v', '-t', '=op-tab:', '@fleet-hop'])).toBe('10e3 → e9e4\n');
+    // The default hop badge: its icon and the chain, in its style (scripts/option-defaults.json).
+    await client.waitForStatus('[ ↪ 10e3 → e9e4 ]', 8000);
+    expect(await server.run(['show-options', '-v', '-t', '=op-tab:', '@fleet-hop'])).toMatch(/↪ 10e3 → e9e4/);
 
     // follow (one shot) agrees, with the exact JSON keys.
     const j = await runFleet(['follow', TAB, '--json'], { env: fenv.env });
