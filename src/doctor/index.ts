@@ -7,6 +7,7 @@ import { TmuxError } from '../errors';
 import { printable } from '../text';
 import { findStampHooks, hookHelperPath, readSettings, settingsFile } from '../hooks/settings';
 import { lastHandover } from '../ownership/judge';
+import { isValidSlug } from '../tasks/slug';
 import { judgeLoaded, loadForJudge } from '../ownership/owner';
 import { AncestryCache, matchPaneAgents, type PaneAgent } from '../ownership/pane-agents';
 import { bootTime, readProcStat } from '../proc';
@@ -250,6 +251,14 @@ async function sessionChecks(
   add(paneProofCheck(session, stamp, bound, agents, rows));
 
   if (!task) add({ id: 'task', state: 'skip', text: `task: ${session} was not spawned for a task` });
+  else if (!isValidSlug(task)) {
+    add({
+      id: 'task',
+      state: 'fail',
+      text: `task: ${session}'s @fleet-task ${JSON.stringify(printable(task.slice(0, 80)))} is not a task slug`,
+      fix: `tmux set-option -t '=${session}:' -u @fleet-task (or respawn the task: tmux-fleet spawn <slug> --replace)`,
+    });
+  }
   else if (!stamp) add({ id: 'task', state: 'fail', text: `task ${task}: cannot be judged for ${session} without its stamp`, fix: 'see the stamp check' });
   else {
     const j = await judgeLoaded(ctx, tmux, task, await loadForJudge(ctx.home, task), { sid: stamp, from: 'as' });
