@@ -116,7 +116,7 @@ option_keys() {
 # Removes our bindings on keys no longer configured (option changed or
 # emptied before a reload). Only bindings that run our scripts are touched.
 unbind_stale_keys() {
-	local wanted_dashboard="$1" wanted_owner="$2" line key rest
+	local wanted_dashboard="$1" wanted_owner="$2" wanted_attention="$3" line key rest
 	while IFS= read -r line; do
 		[ -n "$line" ] || continue
 		rest="${line#bind-key}"
@@ -130,10 +130,11 @@ unbind_stale_keys() {
 		case "$line" in
 		*fleet-popup.sh*) printf '%s\n' "$wanted_dashboard" | grep -qxF -- "$key" && continue ;;
 		*fleet-owner.sh*) printf '%s\n' "$wanted_owner" | grep -qxF -- "$key" && continue ;;
+		*'attention --jump'*) printf '%s\n' "$wanted_attention" | grep -qxF -- "$key" && continue ;;
 		*) continue ;;
 		esac
 		tmux unbind-key -T prefix "$key" 2>/dev/null || true
-	done <<<"$(tmux list-keys -T prefix 2>/dev/null | grep -F -e fleet-popup.sh -e fleet-owner.sh)"
+	done <<<"$(tmux list-keys -T prefix 2>/dev/null | grep -F -e fleet-popup.sh -e fleet-owner.sh -e 'attention --jump')"
 }
 
 # bind_key_or_report <option> <note> <key> <command...>
@@ -147,12 +148,14 @@ bind_key_or_report() {
 }
 
 # prefix @fleet-key: the dashboard popup. prefix @fleet-owner-key: this
-# session's verdict in full, as a message.
+# session's verdict in full, as a message. prefix @fleet-attention-key: jump to
+# the agent that has waited for the user longest.
 bind_keys() {
-	local dashboard_keys owner_keys width height key owner_cmd
+	local dashboard_keys owner_keys attention_keys width height key owner_cmd attention_cmd
 	dashboard_keys="$(option_keys @fleet-key)"
 	owner_keys="$(option_keys @fleet-owner-key)"
-	unbind_stale_keys "$dashboard_keys" "$owner_keys"
+	attention_keys="$(option_keys @fleet-attention-key)"
+	unbind_stale_keys "$dashboard_keys" "$owner_keys" "$attention_keys"
 
 	width="$(popup_size @fleet-popup-width)"
 	height="$(popup_size @fleet-popup-height)"
@@ -170,6 +173,13 @@ bind_keys() {
 		[ -n "$key" ] || continue
 		bind_key_or_report @fleet-owner-key "tmux-fleet: this session's owner verdict" "$key" run-shell -b "$owner_cmd"
 	done <<<"$owner_keys"
+
+	attention_cmd="$(format_escape "$(fleet_helper_command) attention --jump")"
+	attention_cmd="$attention_cmd --socket-path #{q:socket_path} --client #{q:client_name} >/dev/null 2>&1 || :"
+	while IFS= read -r key; do
+		[ -n "$key" ] || continue
+		bind_key_or_report @fleet-attention-key "tmux-fleet: jump to the agent waiting longest" "$key" run-shell -b "$attention_cmd"
+	done <<<"$attention_keys"
 }
 
 # #{fleet_owner} -> #{@fleet-owner} etc. in the global status-left/right.

@@ -64,3 +64,10 @@ outer_shows() {
 	tmux -L "$OUTER" send-keys -t outer q
 	wait_for 10 bash -c "! tmux -L '$OUTER' capture-pane -p -t outer | grep -qF 'press any key'"
 }
+
+@test "prefix A runs attention --jump for this client" {
+	tmux -L "$OUTER" send-keys -t outer C-b A
+	wait_for 10 grep -q '"attention","--jump"' "$PLUGIN/calls.log"
+	run grep '"attention"' "$PLUGIN/calls.log"
+	assert_output --partial "\"attention\",\"--jump\",\"--socket-path\",\"$SOCKET_PATH\",\"--client\",\"/dev/pts/"
+}
