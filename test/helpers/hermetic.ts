@@ -2,8 +2,6 @@
 // suite from a tmux pane has TMUX and TMUX_PANE, and the plugin exports
 // TMUX_FLEET_REGISTRY into every pane of a server with @fleet-registry. Each
 // test sets the ones it depends on; everything else starts unset.
-import { readFileSync } from 'node:fs';
-
 /** Variables the helper, the plugin, the stand-in agent or Claude Code read. */
 export const CALLER_ENV_VARS = [
   'TMUX',
@@ -28,27 +26,4 @@ export function cleanEnv(): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env };
   for (const name of CALLER_ENV_VARS) delete env[name];
   return env;
-}
-
-/**
- * The process is gone for a waiter: no /proc entry, or a zombie (state Z or X).
- * A killed tmux server is reparented to PID 1 and can stay a zombie for
- * seconds, during which kill(pid, 0) still succeeds.
- */
-export function processGone(pid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    // No /proc (not Linux): kill(pid, 0), where a zombie still counts as there.
-    try {
-      process.kill(pid, 0);
-      return false;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code !== 'EPERM';
-    }
-  }
-  // comm (field 2) may hold spaces and parentheses: the state follows the last ')'.
-  const state = stat.charAt(stat.lastIndexOf(')') + 2);
-  return state === 'Z' || state === 'X';
 }

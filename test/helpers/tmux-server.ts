@@ -4,9 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { pidExists } from '../../src/proc';
 import { Tmux } from '../../src/tmux';
 import { sleep, waitFor } from './env';
-import { cleanEnv, processGone } from './hermetic';
+import { cleanEnv } from './hermetic';
 
 export interface TestServer {
   name: string;
@@ -65,7 +66,8 @@ export async function startServer(prefix = 'fleet-test'): Promise<TestServer> {
     async kill() {
       await tmux.tryRun(['kill-server']);
       // A server that does not go (a client that will not leave) must not outlive the test.
-      const gone = await waitFor(() => processGone(pid), `tmux server ${pid} gone`, 3000, 20).catch(() => false);
+      // A killed server stays a zombie under PID 1 for a while: pidExists counts it as gone.
+      const gone = await waitFor(() => !pidExists(pid), `tmux server ${pid} gone`, 3000, 20).catch(() => false);
       if (gone === false) {
         try {
           process.kill(pid, 'SIGKILL');
