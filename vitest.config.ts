@@ -18,6 +18,9 @@ export default defineConfig({
     // Integration tests start real tmux servers; two cores on CI.
     maxWorkers: 2,
     fileParallelism: true,
+    // Test files share a worker's module cache: src/ is imported once per worker, not once per
+    // file (about 40 % less CPU on the unit files). Nothing mocks modules; each file's state is its own.
+    isolate: false,
     reporters: ['default'],
     // Every helper a test starts, directly or from a tmux pane or hook, inherits it.
     env: { XDG_CACHE_HOME: TEST_CACHE_HOME },
