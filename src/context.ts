@@ -100,13 +100,22 @@ export function checkFleetHome(home: string, uid: number | undefined = process.g
  * the fix. Commands call it before they first use the home.
  */
 export function ensureFleetHome(home: string): void {
-  const refuse = (p: DirProblem) => new FleetError(`fleet home: ${p.path} ${p.problem}; refusing to use it (fix: ${p.fix})`);
-  // Checked before anything is made in it, and again after (one made meanwhile by someone else).
-  const before = checkFleetHome(home);
-  if (before) throw refuse(before);
+  // Checked before a command uses it. Nothing is made here: a command that
+  // fails on its arguments leaves no trace; those that write make their
+  // directories 0700 and check again (makePrivateDirs).
+  const problem = checkFleetHome(home);
+  if (problem) throw refuseHome(problem);
+}
+
+function refuseHome(p: DirProblem): FleetError {
+  return new FleetError(`fleet home: ${p.path} ${p.problem}; refusing to use it (fix: ${p.fix})`);
+}
+
+/** Makes the fleet home's private directories (0700) and checks them again: one made meanwhile by someone else is refused. */
+export function makePrivateDirs(home: string): void {
   for (const dir of privateDirs(home)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const after = checkFleetHome(home);
-  if (after) throw refuse(after);
+  const problem = checkFleetHome(home);
+  if (problem) throw refuseHome(problem);
 }
 
 export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env): string {

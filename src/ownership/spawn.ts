@@ -14,7 +14,7 @@ import { formatBytes, readRegularFileBytes, readUserFile, UnsafeFileError } from
 import { echoInput } from '../text';
 import { isAbsolute, join, resolve } from 'node:path';
 import { realpath } from 'node:fs/promises';
-import { taskDir, tasksDir, type Context } from '../context';
+import { makePrivateDirs, taskDir, type Context } from '../context';
 import { FleetError, UsageError, errorMessage } from '../errors';
 import { launchPrompt, pointerLine } from '../pointer';
 import { nudgeSupervisors, socketPathFromTmuxEnv } from '../nudge';
@@ -225,7 +225,7 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
     // --- launch-prompt.md (0600) in the task directory. ---
     const dir = taskDir(ctx.home, slug);
     if (!(await isDirectory(dir))) {
-      await mkdir(tasksDir(ctx.home), { recursive: true, mode: 0o700 });
+      makePrivateDirs(ctx.home);
       await mkdir(dir, { mode: 0o700 });
       undo.steps.push(() => rmdir(dir).catch(() => undefined));
     }

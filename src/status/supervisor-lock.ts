@@ -1,9 +1,9 @@
 // The supervisor's lock: one supervisor per tmux server, by its pid file in
 // <home>/run (docs/status.md#the-supervisor). The file holds "<pid> <start
 // ticks>", so a reused pid is never taken for a running supervisor.
-import { mkdir, unlink, writeNewFile } from '../fs-async';
+import { unlink, writeNewFile } from '../fs-async';
 import { readRegularFile, UnsafeFileError } from '../fs-safe';
-import { runDir } from '../context';
+import { makePrivateDirs } from '../context';
 import { FleetError } from '../errors';
 import { livePidFromFile, pidFileContent } from '../nudge';
 
@@ -18,7 +18,7 @@ function readStalePidFile(pidFile: string): string | null {
 
 /** Takes the pid file, or throws naming the pid that runs. A stale file (its process gone) is replaced. */
 export async function acquirePidFile(home: string, pidFile: string, socketPath: string): Promise<void> {
-  await mkdir(runDir(home), { recursive: true, mode: 0o700 });
+  makePrivateDirs(home);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       await writeNewFile(pidFile, pidFileContent(), 'wx', 0o600, false);

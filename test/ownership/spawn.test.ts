@@ -111,14 +111,16 @@ describe('spawn', () => {
     const t = await w.readTask('evil');
     expect(t.label).toBe(evil);
     expect(t.acceptance?.[0]?.text).toBe(evil);
-    // A hostile --cwd is a directory name tmux would expand as a format: it must not run either.
+    // A hostile --cwd is a directory name tmux would expand as a format (tmux 3.3a expands `#[`
+    // in a start directory even doubled): it is refused before anything runs, and nothing runs.
     // (A directory name holds no `/`, so its marker is relative: it would land in the server's or the pane's cwd.)
     const dir = join(w.fe.root, 'd#(touch PWNED-REL)$(touch PWNED-REL)#{session_name}');
     await import('node:fs/promises').then((fs) => fs.mkdir(dir));
     const rec2 = join(w.fe.root, 'rec2.json');
     const r2 = await w.fleet(['spawn', 'evil2', '--cwd', dir, '--cmd', w.standInCmd({ STAND_IN_RECORD: rec2 })]);
-    expect(r2.exitCode, r2.stderr).toBe(0);
-    expect((await record(rec2)).cwd).toBe(dir);
+    expect(r2.exitCode).toBe(2);
+    expect(r2.stderr).toContain('holds a #');
+    expect(existsSync(rec2)).toBe(false);
     expect(existsSync(marker)).toBe(false);
     for (const d of [ROOT, w.fe.root, dir, process.cwd()]) expect(existsSync(join(d, 'PWNED-REL'))).toBe(false);
   });

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { chmod, chown, mkdir, readdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkFleetHome, privateDirProblem, taskDir } from '../../src/context';
+import { checkFleetHome, makePrivateDirs, privateDirProblem, taskDir } from '../../src/context';
 import { readRegularFile, UnsafeFileError } from '../../src/fs-safe';
 import { nudgeSupervisors, pidFileContent, supervisorPidFile, isOwnSupervisor } from '../../src/nudge';
 import { pidExists } from '../../src/proc';
@@ -243,7 +243,7 @@ describe('a fleet home that is not the user\'s alone', () => {
     expect(swapped.stderr).toContain(`fleet home: ${join(fe.home, 'tasks')} is owned by uid ${NOBODY}`);
   });
 
-  it('a home writable by others is refused; missing directories are made 0700', async () => {
+  it('a home writable by others is refused; a command makes nothing, a writer makes its directories 0700', async () => {
     await chmod(fe.home, 0o777);
     const r = await fleet(['tasks']);
     expect(r.exitCode).toBe(1);
@@ -253,8 +253,11 @@ describe('a fleet home that is not the user\'s alone', () => {
     await chmod(fe.home, 0o700);
     expect((await fleet(['tasks'])).exitCode).toBe(0);
     expect(checkFleetHome(fe.home)).toBeNull();
-    const { statSync } = await import('node:fs');
+    const { existsSync, statSync } = await import('node:fs');
+    expect(existsSync(join(fe.home, 'run'))).toBe(false); // a reader made nothing
+    makePrivateDirs(fe.home);
     expect(statSync(join(fe.home, 'run')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(fe.home, 'tasks')).mode & 0o777).toBe(0o700);
   });
 });
 
