@@ -1,8 +1,11 @@
-// The Driver's process (driverPid, driverProcStart), recorded late. stamp
-// records it from the registry row of the new session id, but Claude Code
-// may write that row only after SessionStart has run. Without it a later
-// /clear cannot be proven the same process and is not handed over, so the
-// supervisor, which reads every row anyway, fills it in once the row is there.
+// What the task records of its Driver, from the Driver's registry row, kept
+// by the supervisor (which reads every row anyway):
+// - its process (driverPid, driverProcStart), recorded late: stamp records it
+//   from the new session id's row, but Claude Code may write that row only
+//   after SessionStart has run, and without it a later /clear cannot be proven
+//   the same process;
+// - the job its tab parked the work on (driverJobId), while parked: a tab
+//   killed while parked removes its row, and the job keeps the Driver live.
 import type { LiveRow } from '../registry/liveness';
 import { rowsBySession } from '../registry/row-index';
 import { ownerSid, type Task } from '../tasks/schema';
@@ -15,6 +18,31 @@ export function withLateProcess(task: Task | null, row: LiveRow): Task | null {
   const owner = ownerSid(task);
   if (owner === '' || row.row.sessionId !== owner || row.liveness !== 'live' || !row.row.procStart) return null;
   return withProcess(task, row.row);
+}
+
+/**
+ * The task with the job its Driver's tab parked on (driverJobId) as the
+ * owner's live row says now: set while parked, dropped when the work came
+ * back. A tab killed while parked removes its row, and then this record is
+ * what keeps the Driver live while its job runs (docs/ownership.md#liveness). Pure.
+ */
+export function withParkedJob(task: Task | null, row: LiveRow): Task | null {
+  if (!task) return null;
+  const owner = ownerSid(task);
+  if (owner === '' || row.row.sessionId !== owner || row.liveness !== 'live') return null;
+  const parked = row.row.parkedJobId || undefined;
+  if (parked === task.driverJobId) return null;
+  const next: Task = { ...task };
+  if (parked) next.driverJobId = parked;
+  else delete next.driverJobId;
+  return next;
+}
+
+/** Both records at once: the process when missing, the parked job as it is now. Pure. */
+export function withDriverRecords(task: Task | null, row: LiveRow): Task | null {
+  const a = withLateProcess(task, row);
+  const b = withParkedJob(a ?? task, row);
+  return b ?? a;
 }
 
 /**
@@ -34,24 +62,24 @@ export class DriverProcessRecorder {
     const filled: string[] = [];
     for (const entry of tasks) {
       const task = entry.task ?? null;
-      if (!task || task.driverPid !== undefined) continue;
+      if (!task) continue;
       const owner = ownerSid(task);
-      const row = owner === '' ? undefined : rowsBySession(rows).get(owner)?.find((r) => withLateProcess(task, r) !== null);
+      const row = owner === '' ? undefined : rowsBySession(rows).get(owner)?.find((r) => withDriverRecords(task, r) !== null);
       if (!row) continue;
-      const key = `${entry.slug}\t${owner}\t${row.row.pid}`;
+      const key = `${entry.slug}\t${owner}\t${row.row.pid}\t${row.row.parkedJobId ?? ''}`;
       if (this.tried.has(key)) continue;
       this.tried.add(key);
       try {
         let wrote = false;
         // Under the task's lock, against what the file holds now.
         await updateTask(this.home, entry.slug, (cur) => {
-          const next = withLateProcess(cur, row);
+          const next = withDriverRecords(cur, row);
           wrote = next !== null;
           return next;
         });
         if (wrote) {
           filled.push(entry.slug);
-          this.log(`task ${entry.slug}: recorded the Driver's process (pid ${row.row.pid}) from its registry row`);
+          this.log(`task ${entry.slug}: recorded the Driver's process (pid ${row.row.pid}${row.row.parkedJobId ? `, parked on job ${row.row.parkedJobId}` : ''}) from its registry row`);
         }
       } catch (err) {
         this.log(`task ${entry.slug}: cannot record the Driver's process: ${err instanceof Error ? err.message : String(err)}`);

@@ -63,7 +63,10 @@ export async function livenessOf(tmux: TmuxReads, env: NodeJS.ProcessEnv, sid: s
   // Imported here: most verdicts (the asker is the owner) need no liveness, and the registry's schema costs start-up time.
   const [{ readRegistry }, { sessionLiveness }] = await Promise.all([import('../registry/reader'), import('../registry/liveness')]);
   const snapshot = await readRegistry(registryDir(env));
-  const recorded = task && task.driverPid !== undefined ? { sid: ownerSid(task), pid: task.driverPid, procStart: task.driverProcStart } : undefined;
+  const recorded =
+    task && (task.driverPid !== undefined || task.driverJobId)
+      ? { sid: ownerSid(task), pid: task.driverPid, procStart: task.driverProcStart, jobId: task.driverJobId }
+      : undefined;
   return sessionLiveness(sid, snapshot, async () => (await readStamps(tmux))?.has(sid) ?? false, recorded);
 }
 

@@ -14,7 +14,7 @@ import {
   type ProcStat,
 } from '../proc';
 import { follow } from './follow';
-import { rowsBySession } from './row-index';
+import { rowsByJob, rowsBySession } from './row-index';
 import type { RegistryRow } from './schema';
 
 export type Liveness = 'live' | 'gone' | 'unknown';
@@ -132,8 +132,10 @@ export function sidLivenessFromRows(sid: string, rows: readonly LiveRow[]): Live
 /** A task's record of its Driver's process (driverPid, driverProcStart), taken from its registry row. */
 export interface RecordedProcess {
   sid: string;
-  pid: number;
+  pid?: number;
   procStart?: string;
+  /** The job the Driver's tab parked its work on: live while a live row runs it (a tab killed while parked removes its row). */
+  jobId?: string;
 }
 
 /**
@@ -141,11 +143,20 @@ export interface RecordedProcess {
  * no registry row holds the id any more (an agent that exited removes its
  * row, while its tmux session may still carry the stamp).
  */
-export async function recordedLiveness(recorded: readonly RecordedProcess[]): Promise<Map<string, Liveness>> {
-  const rows: RegistryRow[] = recorded.map((r) => ({ pid: r.pid, sessionId: r.sid, ...(r.procStart ? { procStart: r.procStart } : {}) }));
-  const live = rows.length > 0 ? await rowsWithLiveness(rows) : [];
+export async function recordedLiveness(recorded: readonly RecordedProcess[], rows: readonly LiveRow[] = []): Promise<Map<string, Liveness>> {
+  const procRows: RegistryRow[] = recorded
+    .filter((r) => r.pid !== undefined)
+    .map((r) => ({ pid: r.pid as number, sessionId: r.sid, ...(r.procStart ? { procStart: r.procStart } : {}) }));
+  const live = procRows.length > 0 ? await rowsWithLiveness(procRows) : [];
   const out = new Map<string, Liveness>();
-  for (const r of live) out.set(r.row.sessionId, mostAlive([out.get(r.row.sessionId) ?? 'gone', r.liveness]) as Liveness);
+  const add = (sid: string, l: Liveness) => out.set(sid, mostAlive([out.get(sid) ?? 'gone', l]) as Liveness);
+  for (const r of recorded) out.set(r.sid, out.get(r.sid) ?? 'gone');
+  for (const r of live) add(r.row.sessionId, r.liveness);
+  for (const r of recorded) {
+    if (!r.jobId) continue;
+    const job = mostAlive((rowsByJob(rows).get(r.jobId) ?? []).map((x) => x.liveness));
+    if (job !== null) add(r.sid, job);
+  }
   return out;
 }
 
@@ -165,7 +176,7 @@ export async function sessionLiveness(
   if (!snapshot.readable) return 'unknown';
   const fromRows = sidLivenessFromRows(sid, await liveRows(snapshot));
   if (fromRows !== null) return fromRows;
-  if (recorded && recorded.sid === sid) return (await recordedLiveness([recorded])).get(sid) ?? 'gone';
+  if (recorded && recorded.sid === sid) return (await recordedLiveness([recorded], await liveRows(snapshot))).get(sid) ?? 'gone';
   return (await stamped()) ? 'live' : 'gone';
 }
 

@@ -30,11 +30,11 @@ async function recordedDrivers(tasks: readonly TaskEntry[], rows: readonly LiveR
   for (const t of tasks) {
     const task = t.task;
     const owner = task ? ownerSid(task) : '';
-    if (task && owner !== '' && task.driverPid !== undefined && !held.has(owner)) {
-      recorded.push({ sid: owner, pid: task.driverPid, procStart: task.driverProcStart });
+    if (task && owner !== '' && (task.driverPid !== undefined || task.driverJobId) && !held.has(owner)) {
+      recorded.push({ sid: owner, pid: task.driverPid, procStart: task.driverProcStart, jobId: task.driverJobId });
     }
   }
-  return recorded.length > 0 ? recordedLiveness(recorded) : new Map();
+  return recorded.length > 0 ? recordedLiveness(recorded, rows) : new Map();
 }
 
 /** Task files and the registry with liveness: file reads and system calls, no process where /proc exists. */

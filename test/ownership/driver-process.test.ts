@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withLateProcess } from '../../src/ownership/driver-process';
+import { withLateProcess, withParkedJob } from '../../src/ownership/driver-process';
 import { procStartLstart } from '../../src/proc';
 import type { LiveRow } from '../../src/registry/liveness';
 import type { Task } from '../../src/tasks/schema';
@@ -36,6 +36,23 @@ describe('withLateProcess', () => {
       return;
     }
     expect(next).toMatchObject({ driverSid: OWNER, driverPid: 4242, driverProcStart: 'Mon Nov 30 04:05:06 2026', keepMe: { x: 1 } });
+  });
+});
+
+describe('withParkedJob', () => {
+  const withPid = { ...decided, driverPid: 4242, driverProcStart: '1' } as Task;
+  it.each<[string, Task | null, LiveRow, string | null | 'unchanged']>([
+    ['no task', null, row({ parkedJobId: 'cad206e7' }), 'unchanged'],
+    ['the tab parks: the job is recorded', withPid, row({ parkedJobId: 'cad206e7' }), 'cad206e7'],
+    ['still parked on the same job: nothing to write', { ...withPid, driverJobId: 'cad206e7' } as Task, row({ parkedJobId: 'cad206e7' }), 'unchanged'],
+    ['the work came back: the record goes', { ...withPid, driverJobId: 'cad206e7' } as Task, row(), null],
+    ['not parked, nothing recorded: nothing to write', withPid, row(), 'unchanged'],
+    ["another session's row", withPid, row({ sessionId: 'someone-else', parkedJobId: 'x' }), 'unchanged'],
+    ['a dead row says nothing', withPid, row({ parkedJobId: 'cad206e7' }, false), 'unchanged'],
+  ])('%s', (_label, task, r, want) => {
+    const next = withParkedJob(task, r);
+    if (want === 'unchanged') expect(next).toBeNull();
+    else expect(next?.driverJobId ?? null).toBe(want);
   });
 });
 

@@ -7,6 +7,7 @@ import { pidExists, procStartLstart, procStartTicks, readProcStat } from '../../
 import {
   liveRows,
   mostAlive,
+  recordedLiveness,
   rowLiveness,
   rowsWithLiveness,
   sidLivenessFromRows,
@@ -14,6 +15,7 @@ import {
   type Liveness,
   type LiveRow,
   type ProcessFacts,
+  type RecordedProcess,
 } from '../../src/registry/liveness';
 import type { RegistryRow } from '../../src/registry/schema';
 import { waitFor } from '../helpers/env';
@@ -74,6 +76,17 @@ describe('sidLivenessFromRows: a Driver follows its park', () => {
     ['cannot be checked here', [row(1, TAB, 'unknown')], 'unknown'],
   ])('%s', (_name, rows, want) => {
     expect(sidLivenessFromRows(TAB, rows)).toBe(want);
+  });
+});
+
+describe('recordedLiveness: what a task recorded, when no row holds its owner', () => {
+  it.each<[string, RecordedProcess, LiveRow[], Liveness]>([
+    ['the recorded process has exited', { sid: TAB, pid: 2 ** 22 + 7, procStart: '1' }, [], 'gone'],
+    ['the tab was killed while parked; its job runs', { sid: TAB, pid: 2 ** 22 + 7, procStart: '1', jobId: 'cad206e7' }, [row(2, JOB, 'live', { kind: 'bg', jobId: 'cad206e7' })], 'live'],
+    ['parked, and the job is gone too', { sid: TAB, jobId: 'cad206e7' }, [row(2, JOB, 'gone', { kind: 'bg', jobId: 'cad206e7' })], 'gone'],
+    ['parked on a job of another pid domain', { sid: TAB, jobId: 'cad206e7' }, [row(2, JOB, 'unknown', { kind: 'bg', jobId: 'cad206e7' })], 'unknown'],
+  ])('%s', async (_name, recorded, rows, want) => {
+    expect((await recordedLiveness([recorded], rows)).get(TAB)).toBe(want);
   });
 });
 
