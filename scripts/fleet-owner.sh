@@ -46,6 +46,9 @@ else
 	# One line: the verdict line, or the error.
 	out="$(printf '%s\n' "$out" | sed -n '/./{p;q;}')"
 	message="fleet: ${out:-owner $task: no answer}"
+	# The agent this session is attached to, in full (the status line cuts Claude Code's `needs` sentence).
+	agent="$("$(fleet_node)" "$HELPER" follow "$stamp" 2>/dev/null </dev/null | sed -n '/./{p;q;}')"
+	[ -n "$agent" ] && message="$message; agent: $agent"
 fi
 
 # A popup as wide as the client, as tall as the wrapped text (plus its

@@ -20,6 +20,8 @@ export interface ChainLink {
   kind: string | null;
   status: string | null;
   waitingFor: string | null;
+  /** Claude Code's sentence of what it needs from the user (2.1.332), or null. */
+  needs: string | null;
   jobId: string | null;
   parkedJobId: string | null;
   /** Not gone (docs/ownership.md#liveness). */
@@ -66,6 +68,7 @@ export function chainLink(r: LiveRow): ChainLink {
     kind: row.kind ?? null,
     status: row.status ?? null,
     waitingFor: row.waitingFor ?? null,
+    needs: row.needs ?? null,
     jobId: row.jobId ?? null,
     parkedJobId: row.parkedJobId ?? null,
     alive: r.alive,

@@ -203,6 +203,6 @@ export function describeFollow(f: FollowResult): string {
   if (f.stop === 'missing') notes.push(`parked on job ${printable(String(end.parkedJobId))}, which no row runs`);
   if (f.stop === 'repeat') notes.push(`job ${printable(String(end.parkedJobId))} leads back into the chain`);
   if (f.stop === 'limit') notes.push(`stopped after ${f.hops} hops`);
-  const agent = end.alive ? renderAgent({ sessionId: end.sessionId, status: end.status, waitingFor: end.waitingFor, alive: true }) : 'gone';
+  const agent = end.alive ? renderAgent({ sessionId: end.sessionId, status: end.status, waitingFor: end.waitingFor, needs: end.needs, alive: true }) : 'gone';
   return `${ids}${notes.length ? ` (${notes.join('; ')})` : ''}${agent ? `, ${agent}` : ''}`;
 }

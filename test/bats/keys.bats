@@ -31,8 +31,11 @@ outer_shows() {
 	t set-option -t =main: @claude_session_id "$stamp"
 	tmux -L "$OUTER" send-keys -t outer C-b O
 	wait_for 10 outer_shows "fleet: fake-helper owner task1 --as sid#(touch"
-	run tail -n 1 "$PLUGIN/calls.log"
+	run grep '^\["owner"' "$PLUGIN/calls.log"
 	assert_output "$(node -e 'console.log(JSON.stringify(["owner","task1","--as",process.argv[1]]))' "$stamp")"
+	# The attached agent's line follows, in full (the status line cuts Claude Code's needs sentence).
+	run grep '^\["follow"' "$PLUGIN/calls.log"
+	assert_output "$(node -e 'console.log(JSON.stringify(["follow",process.argv[1]]))' "$stamp")"
 	[ ! -e "$BATS_TEST_TMPDIR/pwn1" ]
 	[ ! -e "$BATS_TEST_TMPDIR/pwn2" ]
 }

@@ -140,3 +140,19 @@ describe('watchDir', () => {
     await d.cleanup();
   });
 });
+
+describe('describeFollow with a needs sentence', () => {
+  it('prints it whole (the status segment cuts it; prefix O and follow do not)', () => {
+    const sentence = `choose: allow or deny ${'a long command '.repeat(6)}`.trim();
+    const rows = [
+      r({ pid: 1, sessionId: TAB, kind: 'interactive', status: 'idle', parkedJobId: 'e9e4ae8e' }),
+      r({ pid: 2, sessionId: JOB, kind: 'bg', status: 'waiting', jobId: 'e9e4ae8e', needs: sentence }),
+    ];
+    const f = follow(rows, TAB);
+    expect(f.chain[1]?.needs).toBe(sentence);
+    expect(describeFollow(f)).toBe(`10e378ef → e9e4ae8e (parked on job e9e4ae8e), ${sentence}`);
+    const cut = renderAgent({ sessionId: JOB, status: 'waiting', waitingFor: null, needs: sentence, alive: true }, 40);
+    expect(cut.length).toBeLessThanOrEqual(40);
+    expect(cut.endsWith('…')).toBe(true);
+  });
+});
