@@ -9,6 +9,9 @@ import type { LiveRow } from '../registry/liveness';
 import { timeMs } from '../registry/schema';
 import type { PaneSnap } from '../tmux/snapshot';
 
+/** What the proof needs of a pane: its session, id and first process. */
+export type PaneRef = Pick<PaneSnap, 'session' | 'id' | 'pid'>;
+
 /** The most parents walked from an agent up to a pane (a shell, a wrapper, npx ...). */
 const MAX_DEPTH = 32;
 
@@ -66,8 +69,8 @@ function isPaneAgentKind(kind: string | undefined): boolean {
  * grouped by session, nearest to the pane first (then newest). Where /proc
  * cannot tell (no stat), nothing is matched.
  */
-export function matchPaneAgents(panes: readonly PaneSnap[], rows: readonly LiveRow[], cache: AncestryCache): Map<string, PaneAgent[]> {
-  const paneOfPid = new Map<number, PaneSnap>();
+export function matchPaneAgents(panes: readonly PaneRef[], rows: readonly LiveRow[], cache: AncestryCache): Map<string, PaneAgent[]> {
+  const paneOfPid = new Map<number, PaneRef>();
   for (const p of panes) {
     const pid = Number(p.pid);
     if (Number.isInteger(pid) && pid > 1) paneOfPid.set(pid, p);
@@ -76,13 +79,13 @@ export function matchPaneAgents(panes: readonly PaneSnap[], rows: readonly LiveR
   const keep = new Set<string>();
   for (const r of rows) {
     if (r.liveness !== 'live' || !isPaneAgentKind(r.row.kind)) continue;
-    const stat = readProcStat(r.row.pid);
-    if (stat === null) continue;
-    keep.add(`${r.row.pid}:${stat.startTicks}`);
-    const chain = [r.row.pid, ...cache.ancestors(r.row.pid, stat.startTicks)];
+    const ticks = r.startTicks ?? readProcStat(r.row.pid)?.startTicks;
+    if (ticks === undefined) continue;
+    keep.add(`${r.row.pid}:${ticks}`);
+    const chain = [r.row.pid, ...cache.ancestors(r.row.pid, ticks)];
     const depth = chain.findIndex((pid) => paneOfPid.has(pid));
     if (depth === -1) continue;
-    const pane = paneOfPid.get(chain[depth] as number) as PaneSnap;
+    const pane = paneOfPid.get(chain[depth] as number) as PaneRef;
     const list = out.get(pane.session) ?? [];
     list.push({ row: r.row, session: pane.session, pane: pane.id, depth });
     out.set(pane.session, list);
@@ -183,7 +186,7 @@ export class PaneProofs {
    */
   update(
     sessions: readonly SessionMarks[],
-    panes: readonly PaneSnap[],
+    panes: readonly PaneRef[],
     rows: readonly LiveRow[],
     driverPidOf: (slug: string, stamp: string) => number | null,
     running: (pid: number) => boolean,

@@ -40,11 +40,17 @@ export function agentJobArgv(agentCmd: string, verb: 'attach' | 'logs' | 'stop',
   return ['/bin/sh', '-c', `exec ${agentCmd} "$@"`, 'tmux-fleet-agent', verb, assertJobId(jobId)];
 }
 
-/** The tmux commands that open a job in a new window: in `session` when it exists, else in a new detached session of that name. */
+/**
+ * The tmux commands that open a job in a new window: in `session` when it
+ * exists, else in a new detached session of that name; then the window is
+ * marked with @fleet-job (the command after new-window acts on the new
+ * window), so that the supervisor shows the job's state in its status line.
+ */
 export function openJobCommands(session: string, exists: boolean, argv: readonly string[], jobId: string): string[][] {
   const name = `job-${jobId}`;
-  if (exists) return [['new-window', '-t', sessionTarget(session), '-n', name, ...argv]];
-  return [['new-session', '-d', '-s', session, '-n', name, ...argv]];
+  const mark = ['set-option', '-w', '@fleet-job', jobId];
+  if (exists) return [['new-window', '-t', sessionTarget(session), '-n', name, ...argv], mark];
+  return [['new-session', '-d', '-s', session, '-n', name, ...argv], mark];
 }
 
 export interface OpenedJob {

@@ -1,7 +1,8 @@
 // The supervisor's render step: from one tmux snapshot to the segment values
 // of every session and the hop toasts. Reads files; starts no process.
 import { PaneProofs, type PaneProof } from '../ownership/pane-agents';
-import { pidExists } from '../proc';
+import { jobWindowValues } from './job-windows';
+import { LivenessReader } from '../registry/liveness';
 import { HopTracker, shorten } from '../registry/hop';
 import { ownerSid } from '../tasks/schema';
 import type { TmuxSnapshot } from '../tmux/snapshot';
@@ -20,9 +21,15 @@ export function supervisorFormats(): Record<string, string> {
  * supervisor watches the pids for deaths, records Drivers' processes and sets
  * the stamps the proof calls for).
  */
-export function makeRender(home: string, registry: string, onData?: (data: FleetData, proof: PaneProof) => void): Render {
+export function makeRender(
+  home: string,
+  registry: string,
+  onData?: (data: FleetData, proof: PaneProof) => void,
+  liveness: LivenessReader = new LivenessReader(),
+): Render {
   const tracker = new HopTracker();
-  const source = new CachedFleetData(home, registry);
+  const source = new CachedFleetData(home, registry, liveness);
+  const running = (pid: number) => !liveness.anyGone([pid]);
   const proofs = new PaneProofs();
   /** The waits seen at the last render (null before the first): a wait not in it is new and toasts once. */
   let waits: Set<string> | null = null;
@@ -33,7 +40,7 @@ export function makeRender(home: string, registry: string, onData?: (data: Fleet
       const task = bySlug.get(slug);
       return task && ownerSid(task) === stamp && task.driverPid !== undefined ? task.driverPid : null;
     };
-    const proof = proofs.update(snapshot.sessions, snapshot.panes, data.rows, driverPidOf, pidExists);
+    const proof = proofs.update(snapshot.sessions, snapshot.panes, data.rows, driverPidOf, running);
     onData?.(data, proof);
     const view = computeView(snapshot, data, tracker, proof.gone);
     const styles = stylesFrom(snapshot.config);
@@ -59,6 +66,11 @@ export function makeRender(home: string, registry: string, onData?: (data: Fleet
       }
     }
     waits = now;
-    return { values, toasts };
+    const windows = jobWindowValues(
+      snapshot.panes,
+      { tasks: data.tasks, rows: data.rows, registryReadable: data.registry.readable, recorded: data.recorded },
+      styles,
+    );
+    return { values, toasts, windows };
   };
 }

@@ -8,9 +8,17 @@ import { toastsFor } from '../tmux/toast';
 export const SEGMENT_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent', '@fleet-attention'] as const;
 export type SegmentOption = (typeof SEGMENT_OPTIONS)[number];
 
+/** The options a job's window carries over its session's (docs/status.md#background-jobs). */
+export const WINDOW_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent'] as const;
+export type WindowOption = (typeof WINDOW_OPTIONS)[number];
+/** Window id (@N) -> its session and the values it shows. */
+export type WindowValues = Map<string, { session: string; values: Record<WindowOption, string> }>;
+
 export interface Rendered {
   /** Desired segment values per session name ('' = nothing to show). */
   values: Map<string, Record<SegmentOption, string>>;
+  /** Desired values of the windows opened for background jobs. */
+  windows?: WindowValues;
   /** Messages for the clients attached to a session. */
   toasts: { session: string; text: string }[];
 }
@@ -45,6 +53,26 @@ export function diffSegments(snapshot: TmuxSnapshot, values: Rendered['values'])
   return changes;
 }
 
+/**
+ * Window options to write: what changed against what this supervisor wrote
+ * last (tmux's own answer for a window's option falls back to the session's),
+ * and unsets for windows that no longer show a job but still exist.
+ */
+export function diffWindows(last: WindowValues, want: WindowValues, existing: ReadonlySet<string>): OptionChange[] {
+  const changes: OptionChange[] = [];
+  for (const [window, w] of want) {
+    const before = last.get(window)?.values;
+    for (const option of WINDOW_OPTIONS) {
+      if (before?.[option] !== w.values[option]) changes.push({ session: w.session, window, option, value: w.values[option] });
+    }
+  }
+  for (const [window, w] of last) {
+    if (want.has(window) || !existing.has(window)) continue;
+    for (const option of WINDOW_OPTIONS) changes.push({ session: w.session, window, option, value: '' });
+  }
+  return changes;
+}
+
 /** What tmux holds after our write: the snapshot kept for the next registry-only wake. */
 export function applyToSnapshot(snapshot: TmuxSnapshot, changes: readonly OptionChange[]): void {
   const field: Record<string, 'owner' | 'hop' | 'agent' | 'attention'> = {
@@ -55,6 +83,7 @@ export function applyToSnapshot(snapshot: TmuxSnapshot, changes: readonly Option
   };
   const byName = new Map(snapshot.sessions.map((s) => [s.name, s]));
   for (const c of changes) {
+    if (c.window !== undefined) continue;
     const s = byName.get(c.session);
     const f = field[c.option];
     if (s && f) s[f] = c.value;

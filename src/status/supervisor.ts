@@ -11,11 +11,11 @@ import { runDir } from '../context';
 import { errorMessage } from '../errors';
 import { appendLog } from '../log';
 import { serverKey, supervisorPidFile } from '../nudge';
-import { pidsExisting, processIdentity, stillRunning, type ProcessIdentity } from '../proc';
+import { pidExists, processIdentity, stillRunning, type ProcessIdentity } from '../proc';
 import type { Tmux } from '../tmux';
 import { applyChanges } from '../tmux/apply';
 import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
-import { applyToSnapshot, diffSegments, toastsForClients, type Render } from './segment-writes';
+import { applyToSnapshot, diffSegments, diffWindows, toastsForClients, type Render, type WindowValues } from './segment-writes';
 import { acquirePidFile, releasePidFile } from './supervisor-lock';
 import { installWakeHooks, removeWakeHooks, Wakes } from './wakes';
 
@@ -30,6 +30,8 @@ export interface SupervisorConfig {
   render: Render;
   /** Extra formats read with every snapshot (style options). */
   formats?: Record<string, string>;
+  /** Whether any of the watched processes has gone (the render's liveness reader answers it cheaply). */
+  deaths?: (pids: readonly number[]) => boolean;
 }
 
 export class Supervisor {
@@ -47,6 +49,8 @@ export class Supervisor {
   /** The last tmux snapshot, with the values this supervisor has written since. */
   private last: TmuxSnapshot | null = null;
   private tmuxDirty = true;
+  /** The window options this supervisor wrote last (job windows), to write only what changes. */
+  private lastWindows: WindowValues = new Map();
   private readonly debug = process.env.TMUX_FLEET_DEBUG === '1';
 
   constructor(private readonly cfg: SupervisorConfig) {
@@ -123,8 +127,7 @@ export class Supervisor {
   }
 
   private livenessChanged(): boolean {
-    const now = pidsExisting(this.alivePids);
-    return this.alivePids.some((pid) => !now.get(pid));
+    return this.cfg.deaths ? this.cfg.deaths(this.alivePids) : this.alivePids.some((pid) => !pidExists(pid));
   }
 
   private async serverGoneWithin(ms: number): Promise<boolean> {
@@ -173,7 +176,8 @@ export class Supervisor {
       const rendered = await this.cfg.render(snapshot, { registryOnly, registryChanged });
       // Toasts name clients: a cached client list may be stale, so read tmux afresh.
       if (rendered.toasts.length > 0 && snapshot === this.last) snapshot = await this.read();
-      const changes = diffSegments(snapshot, rendered.values);
+      const windows = rendered.windows ?? new Map();
+      const changes = [...diffSegments(snapshot, rendered.values), ...diffWindows(this.lastWindows, windows, new Set(snapshot.panes.map((p) => p.window)))];
       const toasts = toastsForClients(snapshot, rendered.toasts);
       const applied = await applyChanges(this.cfg.tmux, changes, toasts);
       this.stats.writes += applied.calls;
@@ -182,9 +186,11 @@ export class Supervisor {
         // A session closed meanwhile, most likely: the others landed; read tmux afresh next time.
         this.log(`tick ${this.stats.ticks}: tmux refused ${applied.failed.length} of ${changes.length + toasts.length} writes (first: ${applied.failed[0]?.slice(0, 3).join(' ')})`);
         this.last = null;
+        this.lastWindows = new Map();
       } else {
         applyToSnapshot(snapshot, changes);
         this.last = snapshot;
+        this.lastWindows = windows;
       }
     } catch (err) {
       this.last = null;

@@ -12,7 +12,8 @@ import { isValidSlug } from '../tasks/slug';
 import type { Tmux } from '../tmux';
 
 const HOOK_INDEX = 4711;
-const HOOKS = ['session-created', 'session-closed', 'session-renamed'];
+// Windows too: a window opened for a background job shows the job (job-windows.ts).
+const HOOKS = ['session-created', 'session-closed', 'session-renamed', 'window-linked', 'window-unlinked'];
 
 /**
  * The hook command that touches the nudge file. tmux parses it when the hook

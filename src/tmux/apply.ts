@@ -12,7 +12,10 @@ export const MAX_CHAIN_BYTES = 12_000;
 export const MAX_TOAST_CHARS = 400;
 
 export interface OptionChange {
+  /** The session whose option this is; with `window`, only named for messages. */
   session: string;
+  /** A window id (@N): the option is set on that window, where it overrides the session's in its status line. */
+  window?: string;
   option: string;
   /** '' unsets the option: a session with nothing to show shows nothing. */
   value: string;
@@ -34,11 +37,10 @@ export function toastCommand(t: Toast): string[] {
 }
 
 export function changeCommands(changes: readonly OptionChange[], toasts: readonly Toast[] = []): string[][] {
-  const cmds: string[][] = changes.map((c) =>
-    c.value === ''
-      ? ['set-option', '-u', '-t', sessionTarget(c.session), c.option]
-      : ['set-option', '-t', sessionTarget(c.session), c.option, c.value],
-  );
+  const cmds: string[][] = changes.map((c) => {
+    const target = c.window !== undefined ? ['-w', '-t', c.window] : ['-t', sessionTarget(c.session)];
+    return c.value === '' ? ['set-option', '-u', ...target, c.option] : ['set-option', ...target, c.option, c.value];
+  });
   for (const t of toasts) cmds.push(toastCommand(t));
   return cmds;
 }

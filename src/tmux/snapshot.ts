@@ -30,6 +30,9 @@ export const PANE_FIELDS = {
   session: '#{session_name}',
   id: '#{pane_id}',
   pid: '#{pane_pid}',
+  window: '#{window_id}',
+  /** The background job a window was opened for (a window option set by the dashboard), or ''. */
+  job: '#{@fleet-job}',
 } as const;
 
 export type SessionSnap = Record<keyof typeof SESSION_FIELDS, string>;

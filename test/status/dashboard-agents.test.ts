@@ -212,8 +212,9 @@ describe('job commands', () => {
 
   it('opens a new window in an existing session, else a new detached session', () => {
     const argv = ['/bin/sh', '-c', 'x'];
-    expect(openJobCommands('op-aaa', true, argv, '45a1')).toEqual([['new-window', '-t', '=op-aaa:', '-n', 'job-45a1', ...argv]]);
-    expect(openJobCommands('fleet-jobs', false, argv, '45a1')).toEqual([['new-session', '-d', '-s', 'fleet-jobs', '-n', 'job-45a1', ...argv]]);
+    const mark = ['set-option', '-w', '@fleet-job', '45a1'];
+    expect(openJobCommands('op-aaa', true, argv, '45a1')).toEqual([['new-window', '-t', '=op-aaa:', '-n', 'job-45a1', ...argv], mark]);
+    expect(openJobCommands('fleet-jobs', false, argv, '45a1')).toEqual([['new-session', '-d', '-s', 'fleet-jobs', '-n', 'job-45a1', ...argv], mark]);
   });
 
   it('drops escape sequences from a job output', () => {

@@ -1,0 +1,51 @@
+// A window opened for a background job (`<agent cmd> attach <id>`, marked by
+// the dashboard with the window option @fleet-job) shows that job in the
+// status line like any Driver (docs/status.md#background-jobs): the verdict of
+// the task whose Driver parked on it, the hop from the tab, and the job's own
+// state. They are window options, which tmux reads before the session's.
+import { judgeFromSnapshot } from '../ownership/judge';
+import { pickBest, shortSid } from '../registry/follow';
+import type { LiveRow, Liveness } from '../registry/liveness';
+import { ownerSid } from '../tasks/schema';
+import type { TaskEntry } from '../tasks/store';
+import type { PaneSnap } from '../tmux/snapshot';
+import { JOB_ID_RE } from './dashboard-jobs';
+import type { WindowValues } from './segment-writes';
+import { agentSegment, ownerSegment, segment, type Styles } from './segments';
+
+export function jobWindowValues(
+  panes: readonly Pick<PaneSnap, 'session' | 'window' | 'job'>[],
+  data: { tasks: readonly TaskEntry[]; rows: readonly LiveRow[]; registryReadable: boolean; recorded: ReadonlyMap<string, Liveness> },
+  styles: Styles,
+): WindowValues {
+  const out: WindowValues = new Map();
+  for (const p of panes) {
+    if (out.has(p.window) || p.job === '' || !JOB_ID_RE.test(p.job)) continue;
+    const job = pickBest(data.rows.filter((r) => r.row.jobId === p.job));
+    const tab = pickBest(data.rows.filter((r) => r.row.parkedJobId === p.job));
+    const tabSid = tab?.row.sessionId ?? '';
+    const entry = data.tasks.find((t) => t.task && ((tabSid !== '' && ownerSid(t.task) === tabSid) || t.task.driverJobId === p.job));
+    let owner = '';
+    if (entry?.task) {
+      const d = judgeFromSnapshot({
+        slug: entry.slug,
+        task: entry.task,
+        asker: ownerSid(entry.task),
+        sessions: null,
+        registry: { readable: data.registryReadable, rows: data.rows, recorded: data.recorded },
+      });
+      owner = ownerSegment(entry.slug, d, styles);
+    }
+    const hop = job && tabSid ? segment(styles.hop, `${shortSid(tabSid)} → ${shortSid(job.row.sessionId)}`) : '';
+    const agent = job
+      ? agentSegment(
+          {
+            agent: { sessionId: job.row.sessionId, status: job.row.status ?? null, waitingFor: job.row.waitingFor ?? null, needs: job.row.needs ?? null, alive: job.alive },
+          } as Parameters<typeof agentSegment>[0],
+          styles,
+        )
+      : segment(styles.unknown, `job ${p.job} gone`);
+    out.set(p.window, { session: p.session, values: { '@fleet-owner': owner, '@fleet-hop': hop, '@fleet-agent': agent } });
+  }
+  return out;
+}
