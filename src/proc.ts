@@ -90,6 +90,16 @@ export function processesRunning(pids: Iterable<number>): Map<number, ProcStat |
   return out;
 }
 
+/** The pids /proc lists now (one readdir, about 0.4 ms), or null without /proc. Zombies are listed too. */
+export function listedPids(): Set<number> | null {
+  if (!HAVE_PROC) return null;
+  try {
+    return new Set(readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number));
+  } catch {
+    return null;
+  }
+}
+
 /** Which of `pids` exist and have not exited (zombies count as gone). */
 export function pidsExisting(pids: Iterable<number>): Map<number, boolean> {
   const list = [...pids];

@@ -5,6 +5,7 @@ import { appendLog } from '../log';
 import { intervalMs as pollIntervalMs } from '../options';
 import { DriverProcessRecorder } from '../ownership/driver-process';
 import { PaneStamper } from '../ownership/pane-stamper';
+import { LivenessReader } from '../registry/liveness';
 import { makeRender, supervisorFormats } from '../status/render';
 import { Supervisor } from '../status/supervisor';
 import type { Args } from './types';
@@ -20,12 +21,19 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   let supervisor: Supervisor | null = null;
   const recorder = new DriverProcessRecorder(ctx.home, (message) => appendLog(ctx.home, 'supervise', message));
   const stamper = new PaneStamper(ctx, tmux, () => supervisor?.wake());
-  const render = makeRender(ctx.home, registryDir(ctx.env), (data, proof) => {
-    if (data.pidsExist) supervisor?.watchPids(data.pidsExist);
-    // Not awaited: a task write or a stamp never holds up the status line; each brings its own wake.
-    void recorder.record(data.tasks, data.rows);
-    stamper.apply(proof.actions);
-  });
+  // One liveness reader for the render and the poll's look for deaths (it keeps what /proc said).
+  const liveness = new LivenessReader();
+  const render = makeRender(
+    ctx.home,
+    registryDir(ctx.env),
+    (data, proof) => {
+      if (data.pidsExist) supervisor?.watchPids(data.pidsExist);
+      // Not awaited: a task write or a stamp never holds up the status line; each brings its own wake.
+      void recorder.record(data.tasks, data.rows);
+      stamper.apply(proof.actions);
+    },
+    liveness,
+  );
   supervisor = new Supervisor({
     tmux,
     home: ctx.home,
@@ -35,6 +43,7 @@ export async function run(args: Args, ctx: Context): Promise<number> {
     intervalMs,
     render,
     formats: supervisorFormats(),
+    deaths: (pids) => liveness.anyGone(pids),
   });
   return supervisor.run(Boolean(args.once));
 }

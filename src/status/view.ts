@@ -48,9 +48,11 @@ export async function loadFleetData(home: string, registry: string): Promise<Fle
 export class CachedFleetData {
   private readonly tasks: CachedTaskLister;
   private readonly registry: CachedRegistryReader;
-  private readonly liveness = new LivenessReader();
-
-  constructor(home: string, registry: string) {
+  constructor(
+    home: string,
+    registry: string,
+    private readonly liveness: LivenessReader = new LivenessReader(),
+  ) {
     this.tasks = new CachedTaskLister(home);
     this.registry = new CachedRegistryReader(registry);
   }

@@ -6,8 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { pidExists, procStartLstart, procStartTicks, readProcStat } from '../../src/proc';
 import {
   liveRows,
+  LivenessReader,
   mostAlive,
   recordedLiveness,
+  STATE_RECHECK_MS,
   rowLiveness,
   rowsWithLiveness,
   sidLivenessFromRows,
@@ -108,11 +110,37 @@ describe('liveness from the real kernel', () => {
     }
   });
 
+  it("the supervisor's reader: a zombie is gone once its state is read again (after STATE_RECHECK_MS), a reaped pid at once", async () => {
+    const parent = spawn('sh', ['-c', 'sleep 30 & echo $!; wait'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = await new Promise<number>((resolve) => parent.stdout.once('data', (b: Buffer) => resolve(Number(String(b).trim()))));
+      await waitFor(() => readProcStat(pid) !== null, 'the child');
+      let now = 1_000_000;
+      const reader = new LivenessReader(() => now);
+      const entries = [{ row: { pid, sessionId: 'z', procStart: String(readProcStat(pid)?.startTicks) } }];
+      expect((await reader.liveRows({ entries }))[0]?.liveness).toBe('live');
+      // The shell is stopped, so nobody reaps the sleep once it is killed: a zombie.
+      process.kill(parent.pid as number, 'SIGSTOP');
+      process.kill(pid, 'SIGKILL');
+      await waitFor(() => readProcStat(pid)?.state === 'Z', 'the zombie', 5000);
+      now += 1000;
+      expect((await reader.liveRows({ entries }))[0]?.liveness).toBe('live'); // trusted a while: no stat read
+      now += STATE_RECHECK_MS;
+      expect(reader.anyGone([pid])).toBe(true);
+      expect((await reader.liveRows({ entries }))[0]?.liveness).toBe('gone');
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+
   it('a zombie is gone although kill(pid, 0) still succeeds', async () => {
-    // `true` runs in the background of a shell that then becomes `sleep`, which never reaps it.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // A stopped shell does not reap its killed child: the child stays a zombie.
+    const parent = spawn('sh', ['-c', 'sleep 30 & echo $!; wait'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const zombie = await new Promise<number>((resolve) => parent.stdout.once('data', (b: Buffer) => resolve(Number(String(b).trim()))));
+      await waitFor(() => readProcStat(zombie) !== null, 'the child');
+      process.kill(parent.pid as number, 'SIGSTOP');
+      process.kill(zombie, 'SIGKILL');
       await waitFor(() => readProcStat(zombie)?.state === 'Z', 'the child to become a zombie', 5000);
       expect(() => process.kill(zombie, 0)).not.toThrow();
       expect(pidExists(zombie)).toBe(false);
