@@ -247,6 +247,7 @@ export class LivenessReader {
    * STATE_RECHECK_MS (a zombie). System calls only, never a process.
    */
   anyGone(pids: readonly number[]): boolean {
+    if (pids.length === 0) return false;
     const listed = listedPids();
     if (listed === null) return pids.some((pid) => !pidExists(pid));
     const t = this.now();
