@@ -3,12 +3,26 @@
 // showed). Each test leaves the world as the next one expects, so they run in
 // order; the world is closed, and checked to leave no process, at the end.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sleep } from '../helpers/env';
+import { cmdlineOf, openDashboard } from './dashboard';
 import { captureRow, livenessOf, makeClaudeWorld, processesWithHome, until, type ClaudeWorld, type Row } from './world';
 
 export interface VersionTraits {
   /** Writes pidDomain, tmux and parkedJobId (parking and its hop can be tested). */
   parks: boolean;
+  /**
+   * Rewrites its row's updatedAt when /clear gives the row a new session id, so the
+   * supervisor (which follows only a row written after the stamp was seen) can follow
+   * /clear without the hook. 2.1.197 keeps the old updatedAt: with it only the hook follows.
+   */
+  clearMovesUpdatedAt: boolean;
+  /**
+   * `claude --resume <sid>` offline keeps running. 2.1.197 resumed offline was seen to
+   * exit a few seconds after its SessionStart (its session closes), so resume is tested on 2.1.332.
+   */
+  resumeKeepsRunning: boolean;
 }
 
 const OTHER = '0f0f0f0f-1111-4222-8333-444444444444';
@@ -86,30 +100,8 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
     });
 
     timed('c: /clear in the Driver: the task follows to the new sid (handover reason clear), the status stays owner', async () => {
-      const before = driver.sid;
-      await world.typeLine(driver.session, '/clear');
-      const after = await until(async () => {
-        const s = await world.stamp(driver.session);
-        return s !== before ? s : '';
-      }, 'the stamp after /clear', 60_000, 200);
-      const row = await until(() => world.rowOf(after), 'the row after /clear', 30_000, 200);
-      // Same process: pid and procStart kept.
-      expect(row.pid).toBe(driver.row.pid);
-      expect(row.procStart).toBe(driver.row.procStart);
-      const task = await until(async () => {
-        const t = await world.readTask('ta');
-        return t.driverSid === after ? t : null;
-      }, 'the task to follow /clear', 20_000, 200);
-      expect(task.handovers?.at(-1)).toMatchObject({ from: before, to: after, reason: 'clear' });
-      const self = await world.fleet(['owner', 'ta', '--as', after]);
-      expect(self.stdout).toMatch(/^0 owner/);
-      const status = await until(async () => {
-        const v = await world.option(driver.session, '@fleet-owner');
-        return v.includes('● owner ta') ? v : '';
-      }, '@fleet-owner after /clear', 20_000);
-      expect(status).toContain('bg=green');
-      driver = { ...driver, sid: after, row };
-      await captureRow(version, '', row);
+      driver = await clearFollows(world, 'ta', driver);
+      await captureRow(version, '', driver.row);
     });
 
     if (traits.parks) {
@@ -191,6 +183,121 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       });
     }
 
+    if (traits.parks) {
+      timed('16.6 job: a job parked with Left, its tab gone: Enter on its dashboard row opens `claude attach <id>` in a window; x, y stops it and its row goes', async () => {
+        // A Claude Code outside any task, in a session of its own: its job is a row of the dashboard once its tab is gone.
+        await world.tmux(['new-session', '-d', '-s', 'loose', '-c', world.work, '-x', '200', '-y', '50', world.binary]);
+        const tab = await until(() => world.rows().find((r) => r.tmux?.startsWith('loose:') && r.kind !== 'bg'), 'the loose tab row', 120_000, 200);
+        await world.typeLine('loose', 'write a haiku about windows');
+        await until(() => world.rowOf(tab.sessionId)?.status === 'busy', 'the loose tab busy', 60_000, 200);
+        await world.waitForPrompt('loose');
+        await sleep(500);
+        await world.tmux(['send-keys', '-t', '=loose:', 'Left']);
+        const job = await until(() => {
+          const t = world.rowOf(tab.sessionId);
+          return t?.parkedJobId ? world.rows().find((r) => r.jobId === t.parkedJobId && r.kind === 'bg') : undefined;
+        }, 'the park of the loose tab', 90_000, 250);
+        const jobId = job.jobId as string;
+        await world.tmux(['kill-session', '-t', '=loose:']);
+        await until(() => !world.rowOf(tab.sessionId), 'the loose tab row gone', 30_000, 200);
+
+        // A table line (indented two columns; the bottom line, `job <id> stopped`, is not).
+        const jobLine = new RegExp(`^ {2}job ${jobId} `);
+        const open = await openDashboard(world);
+        await open.select(jobLine);
+        const opened = Date.now();
+        await open.press('Enter');
+        // No client is attached: the job opens in a new window of @fleet-jobs-session (fleet-jobs).
+        const attach = await until(async () => {
+          const panes = (await world.tmux(['list-panes', '-a', '-F', '#{session_name}\t#{window_name}\t#{pane_pid}\t#{pane_current_command}'])).split('\n');
+          for (const line of panes) {
+            const [session = '', window = '', pid = '', command = ''] = line.split('\t');
+            // Until sh has exec'd the agent command, the pane runs `/bin/sh -c 'exec …' … attach <id>`.
+            const argv = cmdlineOf(Number(pid));
+            if (argv.join(' ') === `${world.binary} attach ${jobId}` && command === 'claude') return { session, window, command, argv };
+          }
+          return null;
+        }, `a window whose process is ${world.binary} attach ${jobId}`, 30_000, 250);
+        timings.push(`${version} 16.6 Enter to a running claude attach: ${((Date.now() - opened) / 1000).toFixed(1)} s`);
+        expect(attach.session).toBe('fleet-jobs');
+        expect(attach.window).toBe(`job-${jobId}`);
+        // The agent command is @fleet-agent-cmd: the cached binary, exec'd by sh.
+        expect(attach.argv).toEqual([world.binary, 'attach', jobId]);
+        expect(attach.command).toBe('claude');
+        // Enter on a job closes the dashboard.
+        await until(() => open.gone(), 'the dashboard closed after Enter', 20_000, 200);
+
+        const stop = await openDashboard(world);
+        await stop.select(jobLine);
+        await stop.press('x');
+        await until(async () => (await stop.screen()).includes(`stop background job ${jobId}? (y/n)`), 'the stop question', 20_000, 200);
+        await stop.press('y');
+        await until(() => !world.rows().some((r) => r.jobId === jobId), `the registry row of job ${jobId} gone`, 60_000, 250);
+        // The bottom line says so, and no table line shows the job any more.
+        await until(async () => {
+          const lines = (await stop.screen()).split('\n');
+          return lines.some((l) => l.includes(`job ${jobId} stopped`)) && !lines.some((l) => jobLine.test(l));
+        }, `job ${jobId} stopped and gone from the dashboard`, 30_000, 250);
+        await stop.quit();
+      });
+    }
+
+    if (traits.resumeKeepsRunning) {
+      timed('16.4 resume: r on the row of a task whose Driver was killed runs spawn --replace --resume; the task follows (handover reason resume)', async () => {
+        const tr = await world.spawn('tr');
+        await world.typeLine(tr.session, 'write a sonnet about sockets');
+        // Something to resume: the conversation's transcript on disk.
+        await until(() => transcriptOf(world.home, tr.sid), `the transcript of ${tr.sid}`, 60_000, 250);
+        process.kill(tr.row.pid, 'SIGKILL');
+        await until(async () => / gone/.test((await world.fleet(['owner', 'tr', '--as', OTHER])).stdout), 'owner to read the killed Driver gone', 30_000, 250);
+
+        const dash = await openDashboard(world);
+        await dash.select(/^ {2}tr /);
+        await until(async () => (await dash.screen()).includes('r resumes it'), 'the row to offer r', 20_000, 250);
+        await dash.press('r');
+        const task = await until(async () => {
+          const t = await world.readTask('tr');
+          const last = t.handovers?.at(-1);
+          return last?.reason === 'resume' && last.to !== '' && t.driverSid === last.to ? t : null;
+        }, 'the task to follow the resumed session', 120_000, 250);
+        expect(task.handovers.at(-1)).toMatchObject({ from: tr.sid, reason: 'resume', to: task.driverSid });
+        // The session's stamp is set in the same stamp as the task's fill; poll, it may land a moment after.
+        await until(async () => (await world.stamp('op-tr')) === task.driverSid, `op-tr stamped ${task.driverSid}`, 30_000, 200);
+        // A new process holds the resumed session (2.1.332 resumes under the same session id; the
+        // killed process's row may stay behind, its pid gone).
+        const row = await until(() => world.rows().find((r) => r.sessionId === task.driverSid && r.pid !== tr.row.pid), 'the resumed Driver row', 60_000, 250);
+        const other = await until(async () => {
+          const r = await world.fleet(['owner', 'tr', '--as', OTHER]);
+          return / live/.test(r.stdout) ? r : null;
+        }, 'owner to read the resumed Driver live', 30_000, 250);
+        expect(other.stdout).toMatch(new RegExp(`^9 other ${task.driverSid} live`));
+        timings.push(`${version} 16.4 resumed session id ${task.driverSid === tr.sid ? 'kept' : 'new'}, pid ${row.pid} after ${tr.row.pid}`);
+        const self = await world.fleet(['owner', 'tr', '--as', task.driverSid]);
+        expect(self.stdout).toMatch(/^0 owner/);
+        // The resumed Driver stays: its prompt is there to type into.
+        await world.waitForPrompt('op-tr');
+        await dash.quit();
+      });
+    }
+
+    timed(`14.6 hookless: with hooks uninstalled, spawn is stamped by process ancestry (owner 0)${traits.clearMovesUpdatedAt ? '; /clear hands the task over (reason clear)' : ''}`, async () => {
+      const un = await world.fleet(['hooks', 'uninstall']);
+      expect(un.exitCode).toBe(0);
+      expect(readFileSync(join(world.home, '.claude', 'settings.json'), 'utf8')).not.toContain('tmux-fleet');
+      const started = Date.now();
+      const th = await world.spawn('th');
+      const agentStarted = Number(th.row.startedAt);
+      timings.push(
+        `${version} 14.6 hookless spawn to stamp: ${((Date.now() - started) / 1000).toFixed(1)} s` +
+          (Number.isFinite(agentStarted) ? ` (${((Date.now() - agentStarted) / 1000).toFixed(1)} s after the agent started)` : ''),
+      );
+      expect((await world.readTask('th')).driverSid).toBe(th.sid);
+      const self = await world.fleet(['owner', 'th', '--as', th.sid]);
+      expect(self.stdout).toMatch(/^0 owner/);
+      expect(self.exitCode).toBe(0);
+      if (traits.clearMovesUpdatedAt) await clearFollows(world, 'th', th);
+    });
+
     timed('b, killed Driver: an unparked Driver\'s process killed: gone, takeover allowed', async () => {
       process.kill(driver.row.pid, 'SIGKILL');
       const other = await until(async () => {
@@ -228,4 +335,46 @@ async function expectAgentsLive(world: ClaudeWorld, atLeast: number): Promise<{ 
     expect({ sid: agent.sessionId, pid: seen.pid, liveness: seen.liveness }).toEqual({ sid: agent.sessionId, pid: agent.pid, liveness: 'live' });
   }
   return listed;
+}
+
+/**
+ * `/clear` typed in a task's Driver: the stamp moves to a new session id of the
+ * same process, the task follows (handover reason clear), and the status stays
+ * owner. Returns the Driver with its new sid and row.
+ */
+async function clearFollows(world: ClaudeWorld, slug: string, driver: { session: string; sid: string; row: Row }): Promise<{ session: string; sid: string; row: Row }> {
+  const before = driver.sid;
+  await world.typeLine(driver.session, '/clear');
+  const after = await until(async () => {
+    const s = await world.stamp(driver.session);
+    return s !== before ? s : '';
+  }, 'the stamp after /clear', 60_000, 200);
+  const row = await until(() => world.rowOf(after), 'the row after /clear', 30_000, 200);
+  // Same process: pid and procStart kept.
+  expect(row.pid).toBe(driver.row.pid);
+  expect(row.procStart).toBe(driver.row.procStart);
+  const task = await until(async () => {
+    const t = await world.readTask(slug);
+    return t.driverSid === after ? t : null;
+  }, 'the task to follow /clear', 20_000, 200);
+  expect(task.handovers?.at(-1)).toMatchObject({ from: before, to: after, reason: 'clear' });
+  const self = await world.fleet(['owner', slug, '--as', after]);
+  expect(self.stdout).toMatch(/^0 owner/);
+  const status = await until(async () => {
+    const v = await world.option(driver.session, '@fleet-owner');
+    return v.includes(`● owner ${slug}`) ? v : '';
+  }, '@fleet-owner after /clear', 20_000);
+  expect(status).toContain('bg=green');
+  return { ...driver, sid: after, row };
+}
+
+/** The transcript file of a session id under the world's ~/.claude/projects, or '' when none. */
+function transcriptOf(home: string, sid: string): string {
+  const projects = join(home, '.claude', 'projects');
+  if (!existsSync(projects)) return '';
+  for (const dir of readdirSync(projects)) {
+    const file = join(projects, dir, `${sid}.jsonl`);
+    if (existsSync(file)) return file;
+  }
+  return '';
 }
