@@ -90,11 +90,11 @@ export function processesRunning(pids: Iterable<number>): Map<number, ProcStat |
   return out;
 }
 
-/** The pids /proc lists now (one readdir, about 0.4 ms), or null without /proc. Zombies are listed too. */
-export function listedPids(): Set<number> | null {
+/** What /proc lists now, as names (one readdir; ask with `has(String(pid))`), or null without /proc. Zombies are listed too. */
+export function listedPids(): Set<string> | null {
   if (!HAVE_PROC) return null;
   try {
-    return new Set(readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number));
+    return new Set(readdirSync('/proc'));
   } catch {
     return null;
   }

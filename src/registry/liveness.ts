@@ -205,8 +205,8 @@ export class LivenessReader {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  private statOf(pid: number, listed: ReadonlySet<number> | null, t: number): ProcStat | null | undefined {
-    if (listed !== null && !listed.has(pid)) {
+  private statOf(pid: number, listed: ReadonlySet<string> | null, t: number): ProcStat | null | undefined {
+    if (listed !== null && !listed.has(String(pid))) {
       this.known.delete(pid);
       return undefined;
     }
@@ -233,7 +233,7 @@ export class LivenessReader {
       const stat = this.statOf(pid, listed, t);
       if (stat && !hasExited(stat)) running.set(pid, stat);
     }
-    for (const pid of [...this.known.keys()]) if (!listed.has(pid)) this.known.delete(pid);
+    for (const pid of [...this.known.keys()]) if (!listed.has(String(pid))) this.known.delete(pid);
     const textRows = rows.filter((r) => running.has(r.pid) && r.procStart !== undefined && !TICKS_RE.test(r.procStart.trim()));
     const lstart = textRows.length > 0 ? await lstartTimes(textRows.map((r) => r.pid), running) : new Map<number, string>();
     const facts: ProcessFacts = { running, lstart, domain: localPidDomain() };
