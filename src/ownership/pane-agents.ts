@@ -112,16 +112,28 @@ export interface SessionFacts {
   stamp: string;
   /** Bound to a task (@fleet-task) or spawned (@spawn_nonce): only those are stamped by the supervisor. */
   bound: boolean;
-  /** When the supervisor first saw this stamp (epoch ms); a row must be newer to replace it. */
+  /** When the supervisor first saw this stamp (epoch ms); a row must be newer to replace it, or the stamp this old. */
   stampSeenAt: number;
+  /** The session's earlier stamps, as this supervisor saw them: never gone back to (a row not rewritten yet after a /clear). */
+  earlier?: ReadonlySet<string>;
+  /** Now (epoch ms). */
+  now?: number;
 }
+
+/**
+ * A stamp the hook just set may meet a row not rewritten yet (the old id): a
+ * row is taken over a stamp when written after the stamp was seen, or, since
+ * Claude Code 2.1.197 keeps `updatedAt` on /clear, once the stamp is this old.
+ */
+export const STAMP_SETTLE_MS = 3000;
 
 /**
  * The stamp the kernel proves for a session (pure). The hook is faster and
  * stays; this fills in where it is missing and follows /clear without it:
  * - unstamped and bound: the nearest live agent under its panes;
  * - stamped, but no live agent under its panes holds the stamp, while the
- *   nearest one holds another id in a row written after the stamp was seen
+ *   nearest one holds another id, never one of the session's earlier stamps,
+ *   in a row written after the stamp was seen or once the stamp has settled
  *   (so a hook's stamp is not undone by a row not yet rewritten): that id,
  *   as `clear` when it is the same process that held the stamp.
  * Nothing clears a stamp.
@@ -132,7 +144,9 @@ export function stampActionFor(facts: SessionFacts, agents: readonly PaneAgent[]
   if (facts.stamp === '') return { session: facts.session, pane: nearest.pane, sid: nearest.row.sessionId, source: 'startup' };
   if (agents.some((a) => a.row.sessionId === facts.stamp)) return null;
   if (nearest.row.sessionId === facts.stamp) return null;
-  if (timeMs(nearest.row.updatedAt) <= facts.stampSeenAt) return null;
+  if (facts.earlier?.has(nearest.row.sessionId)) return null;
+  const settled = facts.now !== undefined && facts.now - facts.stampSeenAt >= STAMP_SETTLE_MS;
+  if (timeMs(nearest.row.updatedAt) <= facts.stampSeenAt && !settled) return null;
   return { session: facts.session, pane: nearest.pane, sid: nearest.row.sessionId, source: stampPid === nearest.row.pid ? 'clear' : 'startup' };
 }
 
@@ -177,7 +191,7 @@ interface SessionMarks {
  */
 export class PaneProofs {
   private readonly ancestry = new AncestryCache();
-  private readonly seen = new Map<string, { sid: string; at: number; pid: number | null }>();
+  private readonly seen = new Map<string, { sid: string; at: number; pid: number | null; earlier: Set<string> }>();
 
   /**
    * `driverPidOf(slug, stamp)`: the task's recorded Driver process when the
@@ -207,13 +221,19 @@ export class PaneProofs {
       const under = agents.get(s.name) ?? [];
       let memo = this.seen.get(s.name);
       if (!memo || memo.sid !== s.stamp) {
-        memo = { sid: s.stamp, at: now, pid: null };
+        const earlier = memo?.earlier ?? new Set<string>();
+        if (memo && memo.sid !== '') earlier.add(memo.sid);
+        memo = { sid: s.stamp, at: now, pid: null, earlier };
         this.seen.set(s.name, memo);
       }
       const holder = under.find((a) => a.row.sessionId === s.stamp);
       if (holder) memo.pid = holder.row.pid;
       const knownPid = memo.pid ?? (s.task ? driverPidOf(s.task, s.stamp) : null);
-      const action = stampActionFor({ session: s.name, stamp: s.stamp, bound: s.nonce !== '' || s.task !== '', stampSeenAt: memo.at }, under, knownPid);
+      const action = stampActionFor(
+        { session: s.name, stamp: s.stamp, bound: s.nonce !== '' || s.task !== '', stampSeenAt: memo.at, earlier: memo.earlier, now },
+        under,
+        knownPid,
+      );
       if (action) actions.push(action);
       const stampProcess = knownPid === null ? null : running(knownPid) ? 'running' : 'exited';
       if (stampedAgentGone(s.stamp, rowsOf.get(s.stamp) ?? [], under, stampProcess)) gone.add(s.name);

@@ -39,7 +39,9 @@ describe('stampActionFor', () => {
     ['the stamp is held under the pane: agree, nothing to do', facts({ stamp: S1 }), [agent(10, S1)], 10, null],
     ['/clear: the same process holds a new id, written after the stamp', facts({ stamp: S1 }), [agent(10, S2)], 10, { sid: S2, source: 'clear' }],
     ['another process holds a new id: a new agent, not a clear', facts({ stamp: S1 }), [agent(11, S2)], 10, { sid: S2, source: 'startup' }],
-    ['the row is older than the stamp (a hook stamped first): keep the stamp', facts({ stamp: S1, stampSeenAt: T + 3000 }), [agent(10, S2)], 10, null],
+    ['the row is older than the stamp (a hook stamped first): keep the stamp', facts({ stamp: S1, stampSeenAt: T + 3000, now: T + 3500 }), [agent(10, S2)], 10, null],
+    ['an old row under a settled stamp (2.1.197 keeps updatedAt on /clear): followed', facts({ stamp: S1, stampSeenAt: T + 3000, now: T + 9000 }), [agent(10, S2)], 10, { sid: S2, source: 'clear' }],
+    ["never back to one of the session's earlier stamps", facts({ stamp: S1, earlier: new Set([S2]), now: T + 99_000 }), [agent(10, S2)], 10, null],
     ['the stamp is held by one agent among several: keep it', facts({ stamp: S1 }), [agent(11, S2), agent(10, S1)], 10, null],
   ])('%s', (_name, f, agents, stampPid, want) => {
     const got = stampActionFor(f, agents, stampPid);
