@@ -21,6 +21,7 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   let supervisor: Supervisor | null = null;
   const recorder = new DriverProcessRecorder(ctx.home, (message) => appendLog(ctx.home, 'supervise', message));
   const stamper = new PaneStamper(ctx, tmux, () => supervisor?.wake());
+  let recheck: NodeJS.Timeout | null = null;
   // One liveness reader for the render and the poll's look for deaths (it keeps what /proc said).
   const liveness = new LivenessReader();
   const render = makeRender(
@@ -31,6 +32,11 @@ export async function run(args: Args, ctx: Context): Promise<number> {
       // Not awaited: a task write or a stamp never holds up the status line; each brings its own wake.
       void recorder.record(data.tasks, data.rows);
       stamper.apply(proof.actions);
+      if (proof.recheckAt !== null) {
+        if (recheck) clearTimeout(recheck);
+        recheck = setTimeout(() => supervisor?.wake(), Math.max(0, proof.recheckAt - Date.now()) + 50);
+        recheck.unref();
+      }
     },
     liveness,
   );

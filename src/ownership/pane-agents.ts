@@ -175,6 +175,8 @@ export interface PaneProof {
   agents: ReadonlyMap<string, readonly PaneAgent[]>;
   actions: StampAction[];
   gone: ReadonlySet<string>;
+  /** When a stamp waiting to settle may be replaced (epoch ms): the supervisor wakes then, or null. */
+  recheckAt: number | null;
 }
 
 interface SessionMarks {
@@ -209,6 +211,7 @@ export class PaneProofs {
     const agents = matchPaneAgents(panes, rows, this.ancestry);
     const actions: StampAction[] = [];
     const gone = new Set<string>();
+    let recheckAt: number | null = null;
     const rowsOf = new Map<string, LiveRow[]>();
     for (const r of rows) {
       const list = rowsOf.get(r.row.sessionId);
@@ -235,10 +238,15 @@ export class PaneProofs {
         knownPid,
       );
       if (action) actions.push(action);
+      else if (s.stamp !== '' && under[0] && under[0].row.sessionId !== s.stamp && !memo.earlier.has(under[0].row.sessionId) && now - memo.at < STAMP_SETTLE_MS) {
+        // Another id under the pane, waiting for the stamp to settle: look again then, whatever else happens.
+        const at = memo.at + STAMP_SETTLE_MS;
+        recheckAt = recheckAt === null ? at : Math.min(recheckAt, at);
+      }
       const stampProcess = knownPid === null ? null : running(knownPid) ? 'running' : 'exited';
       if (stampedAgentGone(s.stamp, rowsOf.get(s.stamp) ?? [], under, stampProcess)) gone.add(s.name);
     }
     for (const name of [...this.seen.keys()]) if (!names.has(name)) this.seen.delete(name);
-    return { agents, actions, gone };
+    return { agents, actions, gone, recheckAt };
   }
 }

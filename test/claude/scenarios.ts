@@ -13,11 +13,11 @@ export interface VersionTraits {
   /** Writes pidDomain, tmux and parkedJobId (parking and its hop can be tested). */
   parks: boolean;
   /**
-   * Rewrites its row's updatedAt when /clear gives the row a new session id, so the
-   * supervisor (which follows only a row written after the stamp was seen) can follow
-   * /clear without the hook. 2.1.197 keeps the old updatedAt: with it only the hook follows.
+   * /clear without the hook is followed. 2.1.332 rewrites its row's updatedAt on /clear;
+   * 2.1.197 keeps the old updatedAt, and the supervisor follows it once the stamp has
+   * settled (docs/ownership.md#the-stamp-without-the-hook).
    */
-  clearMovesUpdatedAt: boolean;
+  hooklessClear: boolean;
   /**
    * Resume with the dashboard's `r` is tested. Offline, a resumed agent was seen to exit
    * seconds after its SessionStart (2.1.197 often, 2.1.332 once in five runs; its session
@@ -270,7 +270,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       });
     }
 
-    timed(`14.6 hookless: with hooks uninstalled, spawn is stamped by process ancestry (owner 0)${traits.clearMovesUpdatedAt ? '; /clear hands the task over (reason clear)' : ''}`, async () => {
+    timed(`14.6 hookless: with hooks uninstalled, spawn is stamped by process ancestry (owner 0)${traits.hooklessClear ? '; /clear hands the task over (reason clear)' : ''}`, async () => {
       const un = await world.fleet(['hooks', 'uninstall']);
       expect(un.exitCode).toBe(0);
       expect(readFileSync(join(world.home, '.claude', 'settings.json'), 'utf8')).not.toContain('tmux-fleet');
@@ -286,7 +286,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       const self = await world.fleet(['owner', 'th', '--as', th.sid]);
       expect(self.stdout).toMatch(/^0 owner/);
       expect(self.exitCode).toBe(0);
-      if (traits.clearMovesUpdatedAt) await clearFollows(world, 'th', th);
+      if (traits.hooklessClear) await clearFollows(world, 'th', th);
     });
 
     timed('b, killed Driver: an unparked Driver\'s process killed: gone, takeover allowed', async () => {

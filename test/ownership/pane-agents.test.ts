@@ -9,6 +9,7 @@ import {
   PaneProofs,
   stampActionFor,
   stampedAgentGone,
+  STAMP_SETTLE_MS,
   type PaneAgent,
   type SessionFacts,
 } from '../../src/ownership/pane-agents';
@@ -119,6 +120,14 @@ describe('matchPaneAgents on real processes', () => {
     expect(agree.actions).toEqual([]);
     const cleared = proofs.update([{ ...session, stamp: S1 }], panes, [row(a.agentPid, S2, 'live', { updatedAt: T + 7000 })], never, () => true, T + 7500);
     expect(cleared.actions).toEqual([{ session: 'op-t', pane: '%7', sid: S2, source: 'clear' }]);
+    // Right after a stamp, another id under the pane waits for the stamp to settle, and says when.
+    const S3 = 'cccc3333-0000-4000-8000-000000000003';
+    const early = proofs.update([{ ...session, stamp: S2 }], panes, [row(a.agentPid, S3, 'live', { updatedAt: T + 7000 })], never, () => true, T + 7600);
+    expect(early.actions).toEqual([]);
+    expect(early.recheckAt).toBe(T + 7600 + STAMP_SETTLE_MS);
+    // An earlier stamp of the session under the pane: never gone back to, nothing to wait for.
+    const back = proofs.update([{ ...session, stamp: S2 }], panes, [row(a.agentPid, S1, 'live', { updatedAt: T + 7000 })], never, () => true, T + 7700);
+    expect([back.actions, back.recheckAt]).toEqual([[], null]);
     // The agent exits, its row removed: the stamped agent is gone.
     const exited = proofs.update([{ ...session, stamp: S2 }], panes, [], never, () => false, T + 8000);
     expect(exited.gone.has('op-t')).toBe(false); // S2 was never seen live under the pane: nothing known
