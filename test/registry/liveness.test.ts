@@ -92,6 +92,25 @@ describe('recordedLiveness: what a task recorded, when no row holds its owner', 
   });
 });
 
+/**
+ * A child that can be made a zombie: `sleep` under a shell. zombify() stops the
+ * shell (a stopped parent never reaps) and kills the child. close() ends both.
+ */
+async function childOfShell(): Promise<{ pid: number; zombify(): Promise<void>; close(): void }> {
+  const parent = spawn('sh', ['-c', 'sleep 30 & echo $!; wait'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const pid = await new Promise<number>((resolve) => parent.stdout.once('data', (b: Buffer) => resolve(Number(String(b).trim()))));
+  await waitFor(() => readProcStat(pid) !== null, 'the child');
+  return {
+    pid,
+    async zombify() {
+      process.kill(parent.pid as number, 'SIGSTOP');
+      process.kill(pid, 'SIGKILL');
+      await waitFor(() => readProcStat(pid)?.state === 'Z', 'the child to become a zombie', 5000);
+    },
+    close: () => parent.kill('SIGKILL'),
+  };
+}
+
 describe('liveness from the real kernel', () => {
   it('a running process: its ticks and its lstart text are both live; other values are gone', async () => {
     const child = spawn('sleep', ['30']);
@@ -111,44 +130,36 @@ describe('liveness from the real kernel', () => {
   });
 
   it("the supervisor's reader: a zombie is gone once its state is read again (after STATE_RECHECK_MS), a reaped pid at once", async () => {
-    const parent = spawn('sh', ['-c', 'sleep 30 & echo $!; wait'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = await childOfShell();
     try {
-      const pid = await new Promise<number>((resolve) => parent.stdout.once('data', (b: Buffer) => resolve(Number(String(b).trim()))));
-      await waitFor(() => readProcStat(pid) !== null, 'the child');
+      const pid = child.pid;
       let now = 1_000_000;
       const reader = new LivenessReader(() => now);
       const entries = [{ row: { pid, sessionId: 'z', procStart: String(readProcStat(pid)?.startTicks) } }];
       expect((await reader.liveRows({ entries }))[0]?.liveness).toBe('live');
-      // The shell is stopped, so nobody reaps the sleep once it is killed: a zombie.
-      process.kill(parent.pid as number, 'SIGSTOP');
-      process.kill(pid, 'SIGKILL');
-      await waitFor(() => readProcStat(pid)?.state === 'Z', 'the zombie', 5000);
+      await child.zombify();
       now += 1000;
       expect((await reader.liveRows({ entries }))[0]?.liveness).toBe('live'); // trusted a while: no stat read
       now += STATE_RECHECK_MS;
       expect(reader.anyGone([pid])).toBe(true);
       expect((await reader.liveRows({ entries }))[0]?.liveness).toBe('gone');
     } finally {
-      parent.kill('SIGKILL');
+      child.close();
     }
   });
 
   it('a zombie is gone although kill(pid, 0) still succeeds', async () => {
-    // A stopped shell does not reap its killed child: the child stays a zombie.
-    const parent = spawn('sh', ['-c', 'sleep 30 & echo $!; wait'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = await childOfShell();
     try {
-      const zombie = await new Promise<number>((resolve) => parent.stdout.once('data', (b: Buffer) => resolve(Number(String(b).trim()))));
-      await waitFor(() => readProcStat(zombie) !== null, 'the child');
-      process.kill(parent.pid as number, 'SIGSTOP');
-      process.kill(zombie, 'SIGKILL');
-      await waitFor(() => readProcStat(zombie)?.state === 'Z', 'the child to become a zombie', 5000);
+      const zombie = child.pid;
+      await child.zombify();
       expect(() => process.kill(zombie, 0)).not.toThrow();
       expect(pidExists(zombie)).toBe(false);
       const ticks = String(readProcStat(zombie)?.startTicks);
       const [r] = await liveRows({ entries: [{ row: { pid: zombie, sessionId: 'z', procStart: ticks } }] });
       expect(r?.liveness).toBe('gone');
     } finally {
-      parent.kill('SIGKILL');
+      child.close();
     }
   });
 });
