@@ -202,6 +202,8 @@ export class LivenessReader {
   /** Whether each pid of the last call's rows was running. */
   lastExists: ReadonlyMap<number, boolean> = new Map();
   private readonly known = new Map<number, { stat: ProcStat; checkedAt: number }>();
+  /** The /proc listing of the last liveRows call, reused by `running` in the same wake. */
+  private lastListed: ReadonlySet<string> | null = null;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -227,6 +229,7 @@ export class LivenessReader {
       this.lastExists = new Map(rows.map((r) => [r.pid, facts.running.has(r.pid)]));
       return rows.map((row) => withLiveness(row, rowLiveness(row, facts)));
     }
+    this.lastListed = listed;
     const t = this.now();
     const running = new Map<number, ProcStat | null>();
     for (const pid of new Set(rows.map((r) => r.pid))) {
@@ -239,6 +242,15 @@ export class LivenessReader {
     const facts: ProcessFacts = { running, lstart, domain: localPidDomain() };
     this.lastExists = new Map(rows.map((r) => [r.pid, running.has(r.pid)]));
     return rows.map((row) => ({ ...withLiveness(row, rowLiveness(row, facts)), startTicks: running.get(row.pid)?.startTicks }));
+  }
+
+  /**
+   * Whether a process runs, as the last liveRows saw /proc (no new listing):
+   * for the questions a render asks about single pids in the same wake.
+   */
+  running(pid: number): boolean {
+    const stat = this.statOf(pid, this.lastListed, this.now());
+    return !!stat && !hasExited(stat);
   }
 
   /**

@@ -29,7 +29,8 @@ export function makeRender(
 ): Render {
   const tracker = new HopTracker();
   const source = new CachedFleetData(home, registry, liveness);
-  const running = (pid: number) => !liveness.anyGone([pid]);
+  // Per session of a wake: the listing of /proc its liveness read already made, not one more each.
+  const running = (pid: number) => liveness.running(pid);
   const proofs = new PaneProofs();
   /** The waits seen at the last render (null before the first): a wait not in it is new and toasts once. */
   let waits: Set<string> | null = null;
