@@ -21,9 +21,20 @@ export const CALLER_ENV_VARS = [
   'CLAUDE_CODE_SESSION_ID',
 ] as const;
 
+/**
+ * Variables no test observes that make every process the suite starts slower.
+ * Node reads the NODE_EXTRA_CA_CERTS bundle at each start, before any script
+ * runs: about 80 ms of CPU per `node` here (35 ms without it), and the suite
+ * starts some 900 of them. Nothing it starts opens a TLS connection.
+ */
+export const COSTLY_ENV_VARS = ['NODE_EXTRA_CA_CERTS'] as const;
+
+/** Every variable a test file starts without. */
+export const UNSET_IN_TESTS: readonly string[] = [...CALLER_ENV_VARS, ...COSTLY_ENV_VARS];
+
 /** process.env without the caller's fleet variables: a base for a child's environment. */
 export function cleanEnv(): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env };
-  for (const name of CALLER_ENV_VARS) delete env[name];
+  for (const name of UNSET_IN_TESTS) delete env[name];
   return env;
 }

@@ -67,7 +67,9 @@ describe('status segments on an attached client', () => {
     await seen(c, 'owner alpha', 'owner after stamp');
     expect(await c.statusLine()).toMatch(/\[ ● owner alpha \]\[\]\[ ⚙ busy \]/);
 
-    expect((await fleet(['spawn', 'booting', '--cmd', `env STAND_IN_NO_STAMP=1 ${AGENT}`])).exitCode).toBe(0);
+    // Booting: nothing under the pane has stamped or written a row yet. (An agent without the
+    // hook would be proven by its row at once, docs/ownership.md#the-stamp-without-the-hook.)
+    expect((await fleet(['spawn', 'booting', '--cmd', 'sleep 600'])).exitCode).toBe(0);
     const b = await watch('op-booting');
     await seen(b, '◌ booting pending', 'pending');
   });
