@@ -45,6 +45,14 @@ describe('help and version', () => {
     for (const flag of ['--home', '--socket', '--socket-path', '--json', '--help', '--version']) expect(r.stdout).toContain(flag);
   });
 
+  it('help is laid out in columns: every option line ends its type at the same column (string widths are measured)', async () => {
+    // scripts/build.mjs loads string-width at its first call: a stand-in that measured nothing would break this.
+    const r = await fleet(['spawn', '--help']);
+    const ends = r.stdout.split('\n').filter((l) => /^\s+--\S+.*\[(string|boolean|array)\]$/.test(l)).map((l) => l.length);
+    expect(ends.length).toBeGreaterThanOrEqual(10);
+    expect(new Set(ends).size).toBe(1);
+  });
+
   it.each([['owner'], ['sid-of-pane'], ['spawn']])('%s --help exits 0 and shows its usage', async (cmd) => {
     const r = await fleet([cmd, '--help']);
     expect(r.exitCode).toBe(0);
