@@ -50,8 +50,12 @@ describe('a fleet home whose path holds #(...) and a quote, on a real server', (
     await mkdir(join(home, 'tasks', 't1'), { recursive: true, mode: 0o700 });
     await writeFile(join(home, 'tasks', 't1', 'task.json'), JSON.stringify({ slug: 't1', driverSid: 'aaaa1111-0000-4000-8000-000000000001' }), { mode: 0o600 });
     supervisor = await startSupervisor(server, { ...fenv, home, env: { ...fenv.env, TMUX_FLEET_HOME: home } });
-    await server.run(['new-session', '-d', '-s', 'late', 'sleep 600']);
-    await server.run(['set-option', '-t', '=late:', '@fleet-task', 't1']);
+    // In one tmux command, as spawn makes it: the hook's wake must find the task already bound
+    // (the poll looks at files and pids, not at tmux options).
+    await server.tmux.chain([
+      ['new-session', '-d', '-s', 'late', 'sleep 600'],
+      ['set-option', '-t', '=late:', '@fleet-task', 't1'],
+    ]);
     // The owner segment appears: the session-created hook touched the nudge file.
     await waitFor(async () => (await server.run(['show-options', '-qv', '-t', '=late:', '@fleet-owner'])).trim() !== '', 'the late session rendered', 15_000);
     expect(existsSync(marker)).toBe(false);
