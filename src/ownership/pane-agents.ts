@@ -6,7 +6,7 @@
 // would name the wrong pane.
 import { readProcStat } from '../proc';
 import type { LiveRow } from '../registry/liveness';
-import { timeMs } from '../registry/schema';
+import { timeMs } from '../registry/time';
 import type { PaneSnap } from '../tmux/snapshot';
 
 /** What the proof needs of a pane: its session, id and first process. */

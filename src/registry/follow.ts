@@ -6,7 +6,8 @@
 import type { Liveness, LiveRow } from './liveness';
 import { rowsByJob, rowsBySession } from './row-index';
 import { printable } from '../text';
-import { timeMs, type RegistryRow } from './schema';
+import type { RegistryRow } from './schema';
+import { timeMs } from './time';
 
 /** The most hops Follow takes before it stops with "limit". */
 export const MAX_HOPS = 4;

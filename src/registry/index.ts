@@ -1,4 +1,5 @@
-export { RegistryRowSchema, timeMs } from './schema';
+export { RegistryRowSchema } from './schema';
+export { timeMs } from './time';
 export type { RegistryRow, RegistryEntry } from './schema';
 export { readRegistry, ROW_FILE_RE, MAX_ROW_BYTES, RETRY_DELAY_MS } from './reader';
 export type { RegistrySnapshot, ReadOptions } from './reader';

@@ -8,7 +8,8 @@ import { AncestryCache, matchPaneAgents, type PaneAgent } from '../ownership/pan
 import { isSpare } from '../registry/follow';
 import { agentWaits, type AgentState } from '../registry/hop';
 import type { LiveRow } from '../registry/liveness';
-import { timeMs, type RegistryRow } from '../registry/schema';
+import type { RegistryRow } from '../registry/schema';
+import { timeMs } from '../registry/time';
 import { HopTracker } from '../registry/hop';
 import type { Tmux } from '../tmux/client';
 import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';

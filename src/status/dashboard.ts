@@ -4,7 +4,7 @@
 // width. Pure; the terminal loop is in dashboard-tui.ts.
 import { homedir } from 'node:os';
 import { agentWaits, renderAgent, renderHop, sid8 } from '../registry/hop';
-import { timeMs } from '../registry/schema';
+import { timeMs } from '../registry/time';
 import type { FleetAgent } from './dashboard-agents';
 import { ownerState } from './segments';
 import { age, cell } from './table';
