@@ -240,11 +240,8 @@ async function benchOwner() {
   const times = cases.map(() => []);
   for (let i = 0; i < RUNS + 3; i++) {
     const b = timeRun(['-e', '0'], env);
-    const t = cases.map(([, args, e, , side]) => (side === 'ca' ? null : timeRun(args, e)));
     const bc = CALLER_CA_CERTS ? timeRun(['-e', '0'], withCa(env)) : null;
-    cases.forEach(([, args, e, , side], j) => {
-      if (side === 'ca') t[j] = timeRun(args, e);
-    });
+    const t = cases.map(([, args, e]) => timeRun(args, e));
     const f = timeRun(floor, env);
     if (i < 3) continue; // warm-up
     base.push(b.ms);
