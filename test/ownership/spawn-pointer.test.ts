@@ -53,7 +53,15 @@ async function waitOwner(slug: string): Promise<string> {
 }
 
 async function waitRecord(file: string): Promise<Received> {
-  const got = await waitFor(async () => JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) as Received | null, `stand-in record ${file}`, 20_000);
+  // The stand-in writes its record with a plain write: an empty or half-written file is "not yet".
+  const parsed = (text: string): Received | null => {
+    try {
+      return JSON.parse(text) as Received;
+    } catch {
+      return null;
+    }
+  };
+  const got = await waitFor(async () => parsed(await readFile(file, 'utf8').catch(() => 'null')), `stand-in record ${file}`, 20_000);
   return got as Received;
 }
 
