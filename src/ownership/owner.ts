@@ -115,7 +115,8 @@ export async function loadForJudge(home: string, slug: string): Promise<{ task: 
 export async function judgeTask(ctx: Context, slug: unknown, as?: unknown): Promise<Judgement> {
   const s = assertSlug(slug);
   const askerKnown = askerWithoutTmux(as, ctx.env);
-  return judgeLoaded(ctx, new Tmux(ctx.socket), s, await loadForJudge(ctx.home, s), askerKnown);
+  // direct: owner's one read (a pending task, or the asker's stamp) goes without execa (docs/budgets.md#owner-start-up).
+  return judgeLoaded(ctx, new Tmux(ctx.socket, 'tmux', { direct: true }), s, await loadForJudge(ctx.home, s), askerKnown);
 }
 
 /** The `owner --json` object (docs/ownership.md#output). */

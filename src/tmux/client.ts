@@ -1,4 +1,5 @@
-// The only code that runs tmux. argv arrays through execa, never a shell string.
+// The only code that runs tmux. argv arrays through execa (one read of `owner`:
+// node:child_process), never a shell string.
 import type { SocketChoice } from '../context';
 import { TmuxError } from '../errors';
 import { socketPathFromTmuxEnv } from '../nudge';
@@ -23,6 +24,12 @@ export interface TmuxOptions {
   startServer?: boolean;
   /** Where $TMUX is read from when no socket is chosen (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Run tmux through node:child_process rather than execa: for `owner`'s one read
+   * on a pending task, whose whole budget is less than loading execa
+   * (docs/budgets.md#owner-start-up). Both give the same TmuxResult.
+   */
+  direct?: boolean;
 }
 
 /**
@@ -63,21 +70,9 @@ export class Tmux implements TmuxReads {
     return this.spawn(args.map(escapeArg));
   }
 
-  private async spawn(args: readonly string[]): Promise<TmuxResult> {
+  private spawn(args: readonly string[]): Promise<TmuxResult> {
     const argv = [...(this.options.startServer === false ? ['-N'] : []), ...this.socketArgs(), ...args];
-    try {
-      // Loaded on the first call, not at start-up: `owner` on a decided task runs
-      // no tmux at all and must not pay for execa's import (docs/budgets.md#owner-start-up).
-      const { execa } = await import('execa');
-      const r = await execa(this.bin, argv, { reject: false, stdin: 'ignore', stripFinalNewline: false });
-      const code = typeof r.exitCode === 'number' ? r.exitCode : 1;
-      if (r.failed && r.exitCode === undefined) {
-        return { stdout: '', stderr: r.shortMessage || 'tmux could not be run', exitCode: 127 };
-      }
-      return { stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), exitCode: code };
-    } catch (err) {
-      return { stdout: '', stderr: err instanceof Error ? err.message : String(err), exitCode: 127 };
-    }
+    return this.options.direct ? runDirect(this.bin, argv) : runWithExeca(this.bin, argv);
   }
 
   /** Runs one tmux command; every argument is taken literally. Throws TmuxError on failure. */
@@ -144,6 +139,36 @@ export class Tmux implements TmuxReads {
     const r = await this.tryRun(['list-sessions', '-F', '#{session_id}']);
     return r.exitCode === 0;
   }
+}
+
+async function runWithExeca(bin: string, argv: readonly string[]): Promise<TmuxResult> {
+  try {
+    // Loaded on the first call, not at start-up: `owner` on a decided task runs
+    // no tmux at all and must not pay for execa's import (docs/budgets.md#owner-start-up).
+    const { execa } = await import('execa');
+    const r = await execa(bin, argv, { reject: false, stdin: 'ignore', stripFinalNewline: false });
+    if (r.failed && r.exitCode === undefined) {
+      return { stdout: '', stderr: r.shortMessage || 'tmux could not be run', exitCode: 127 };
+    }
+    return { stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), exitCode: typeof r.exitCode === 'number' ? r.exitCode : 1 };
+  } catch (err) {
+    return { stdout: '', stderr: err instanceof Error ? err.message : String(err), exitCode: 127 };
+  }
+}
+
+/** The same call and result as runWithExeca, through node:child_process (TmuxOptions.direct). */
+async function runDirect(bin: string, argv: readonly string[]): Promise<TmuxResult> {
+  // Imported here, compiled to require(): a decided task loads no process module.
+  const { execFile } = await import('node:child_process');
+  return new Promise((resolve) => {
+    const child = execFile(bin, argv, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (!err) return resolve({ stdout, stderr, exitCode: 0 });
+      const code = (err as { code?: unknown }).code;
+      // A number: tmux ran and exited with it. Otherwise it never ran (ENOENT, EACCES) or was killed: 127, as execa's path says.
+      resolve(typeof code === 'number' ? { stdout, stderr, exitCode: code } : { stdout: '', stderr: stderr || err.message, exitCode: 127 });
+    });
+    child.stdin?.end();
+  });
 }
 
 export function setOptionCommands(session: string, options: Record<string, string>): string[][] {

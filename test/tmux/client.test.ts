@@ -207,6 +207,29 @@ describe('errors and server selection', () => {
     await expect(tmux.run(['list-sessions'])).rejects.toBeInstanceOf(TmuxError);
   });
 
+  it('direct (node:child_process, owner\'s one read) and execa give the same results: output, a failure, no tmux at all', async () => {
+    await server.newSession('op-d');
+    await server.run(['set-option', '-t', '=op-d:', '@claude_session_id', 'sid;$(x)\n#{y}']);
+    const missing = `fleet-test-missing-${randomBytes(6).toString('hex')}`;
+    const results = [];
+    for (const direct of [false, true]) {
+      const on = new Tmux({ name: server.name }, 'tmux', { direct });
+      const gone = new Tmux({ name: missing }, 'tmux', { direct });
+      const none = new Tmux({ name: server.name }, join(tmp.path, 'no-such-tmux'), { direct });
+      const read = await on.tryRun(['display-message', '-p', '-t', '=op-d:', '#{@claude_session_id}']);
+      const failed = await on.tryChain([['display-message', '-p', 'before'], ['has-session', '-t', '=no-such-session:'], ['display-message', '-p', 'after']]);
+      const noServer = await gone.tryRun(['list-sessions']);
+      const noTmux = await none.tryRun(['list-sessions']);
+      results.push({ read, failed, noServer: { ...noServer, stderr: noServer.stderr.replace(/\s+$/, '') }, noTmux: { exitCode: noTmux.exitCode, stdout: noTmux.stdout, hasMessage: noTmux.stderr !== '' } });
+    }
+    expect(results[0]!.read).toEqual({ stdout: 'sid;$(x)\n#{y}\n', stderr: '', exitCode: 0 });
+    expect(results[0]!.failed.exitCode).toBe(1);
+    expect(results[0]!.failed.stdout).toBe('before\n');
+    expect(results[0]!.noServer.exitCode).toBe(1);
+    expect(results[0]!.noTmux).toEqual({ exitCode: 127, stdout: '', hasMessage: true });
+    expect(results[1]).toEqual(results[0]);
+  });
+
   it('-L picks the server: a session on one server is invisible on another', async () => {
     const other = await startServer();
     try {
