@@ -29,7 +29,8 @@
 // dependencies first and the helper last: a hook that starts during a rebuild
 // runs the old helper or the new one, never half of one.
 import { build } from 'esbuild';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { basename, dirname, join, relative } from 'node:path';
 
@@ -115,16 +116,35 @@ const depsPlugin = {
   },
 };
 
+const isMap = (f) => f.path.endsWith('.map');
+const code = (fs) => fs.filter((f) => !isMap(f));
 const depOutputs = (await Promise.all(Object.entries(DEPS).map(([name, dep]) => bundleDep(name, dep)))).flat();
 
-const helper = await build({
+// The two bundles of src/: the fast commands, and everything (both reach the
+// dependencies through depsPlugin). The fast bundle's name carries a hash of its
+// text, and its code cache the same name: a cache only ever meets the code it was
+// made from, even while a rebuild replaces files under a running helper.
+const bundle = (entry, names) =>
+  build({
+    ...common,
+    entryPoints: [join(root, 'src', 'cli', entry)],
+    outdir,
+    entryNames: names,
+    outExtension: { '.js': '.cjs' },
+    plugins: [depsPlugin],
+    supported: { 'dynamic-import': false },
+    define: { __FLEET_VERSION__: JSON.stringify(pkg.version) },
+  });
+const [cliBundle, fastBundle] = await Promise.all([bundle('main.ts', 'cli'), bundle('fast.ts', 'fast-[hash]')]);
+const fastFile = code(fastBundle.outputFiles)[0].path;
+
+// The entry, last: it names the fast bundle it belongs to.
+const entry = await build({
   ...common,
   entryPoints: [join(root, 'src', 'cli', 'bin.ts')],
   outfile,
-  plugins: [depsPlugin],
-  supported: { 'dynamic-import': false },
   banner: { js: '#!/usr/bin/env node' },
-  define: { __FLEET_VERSION__: JSON.stringify(pkg.version) },
+  define: { __FLEET_FAST_BUNDLE__: JSON.stringify(basename(fastFile)) },
 });
 
 /** Writes a file under a temporary name, then renames it into place. */
@@ -136,21 +156,53 @@ function writeAtomic(file, contents, mode) {
   renameSync(tmp, file);
 }
 
-// Maps before the code that names them; the dependencies before the helper that requires them.
-const isMap = (f) => f.path.endsWith('.map');
-const helperFiles = helper.outputFiles;
-for (const f of [...depOutputs.filter(isMap), ...depOutputs.filter((f) => !isMap(f)), ...helperFiles.filter(isMap), ...helperFiles.filter((f) => !isMap(f))]) {
-  writeAtomic(f.path, f.contents, f.path === outfile ? 0o755 : 0o644);
+// Maps before the code that names them; the dependencies before the bundles that require them.
+for (const f of [depOutputs, cliBundle.outputFiles, fastBundle.outputFiles].flatMap((fs) => [...fs.filter(isMap), ...code(fs)])) {
+  writeAtomic(f.path, f.contents, 0o644);
 }
 
-// Layouts of earlier builds (an ESM entry and chunks): removed once old
-// enough that no helper started before this build can still be loading them.
-for (const old of [join(outdir, 'tmux-fleet.mjs'), join(outdir, 'chunks')]) {
-  if (existsSync(old) && Date.now() - statSync(old).mtimeMs > 10 * 60_000) rmSync(old, { recursive: true, force: true });
+// The fast bundle's V8 code cache (docs/budgets.md#the-code-cache): made by running
+// `owner` on a decided task once, through the new entry, so that it holds the
+// functions that run and not only the top level. A failure costs only the cache.
+const entryFiles = entry.outputFiles;
+for (const f of entryFiles.filter(isMap)) writeAtomic(f.path, f.contents, 0o644);
+const entryTmp = join(outdir, `.${basename(outfile)}.${process.pid}.tmp`);
+writeFileSync(entryTmp, code(entryFiles)[0].contents, { mode: 0o755 });
+let cacheNote;
+try {
+  const cacheTmp = join(outdir, `.${basename(fastFile)}.cache.${process.pid}.tmp`);
+  const env = { ...process.env };
+  // The cache is checked against V8's flags: none may be added for the run that makes it.
+  delete env.NODE_OPTIONS;
+  const made = spawnSync(process.execPath, [join(root, 'scripts', 'code-cache.cjs'), entryTmp, fastFile, cacheTmp], { env, encoding: 'utf8' });
+  if (made.status === 0) {
+    chmodSync(cacheTmp, 0o644);
+    renameSync(cacheTmp, `${fastFile}.cache`);
+    cacheNote = `${basename(fastFile)}.cache (${Math.round(statSync(`${fastFile}.cache`).size / 1024)} KB)`;
+  } else {
+    rmSync(cacheTmp, { force: true });
+    console.warn(`build: no code cache (the helper works without it, only slower to start): ${(made.stderr || made.error?.message || '').trim()}`);
+  }
+} finally {
+  chmodSync(entryTmp, 0o755);
+  renameSync(entryTmp, outfile);
+}
+
+// What earlier builds left: their fast bundles and caches, the layout before the
+// split (chunks, an ESM entry). Removed once old enough that no helper started
+// before this build can still be loading them.
+const current = new Set([basename(fastFile), `${basename(fastFile)}.map`, `${basename(fastFile)}.cache`]);
+const old = [
+  ...readdirSync(outdir).filter((f) => /^fast-.*\.cjs(\.map|\.cache)?$/.test(f) && !current.has(f)).map((f) => join(outdir, f)),
+  join(outdir, 'tmux-fleet.mjs'),
+  join(outdir, 'chunks'),
+];
+for (const f of old) {
+  if (existsSync(f) && Date.now() - statSync(f).mtimeMs > 10 * 60_000) rmSync(f, { recursive: true, force: true });
 }
 
 const kb = (f) => `${Math.round(f.contents.length / 1024)} KB`;
-const code = (fs) => fs.filter((f) => !isMap(f));
+const sizes = [...entryFiles, ...cliBundle.outputFiles, ...fastBundle.outputFiles, ...depOutputs].filter((f) => !isMap(f));
 console.log(
-  `built ${relative(root, outfile)} (${kb(code(helperFiles)[0])}) + ${code(depOutputs).map((f) => `deps/${basename(f.path)} (${kb(f)})`).join(', ')} in ${Math.round(performance.now() - started)} ms`,
+  `built ${sizes.map((f) => `${relative(outdir, f.path)} (${kb(f)})`).join(', ')}${cacheNote ? `, ${cacheNote}` : ''} in ${Math.round(performance.now() - started)} ms`,
 );

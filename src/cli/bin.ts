@@ -1,21 +1,32 @@
-// The helper's entry: the first code of dist/tmux-fleet.cjs that runs.
+// The helper's entry, dist/tmux-fleet.cjs: small, so that Node compiles little
+// before it runs anything. It loads the fast bundle, dist/fast-<hash>.cjs, with
+// the code cache the build made for it; that bundle runs owner, stamp and
+// sid-of-pane itself and hands every other call to dist/cli.cjs
+// (docs/budgets.md#owner-start-up).
 //
 // Under TMUX_FLEET_DEBUG=1 a stack trace names src/<file>.ts:<line>: Node
-// turns bundle positions into source positions through the .map beside the
-// bundle, but only for code compiled after source maps were turned on. So the
-// bundle turns them on and loads itself once more; everything else then runs
-// in that second copy. Without the variable nothing of this costs a thing.
-const SECOND_COPY = Symbol.for('tmux-fleet.source-maps');
-const marks = globalThis as { [SECOND_COPY]?: boolean };
+// turns bundle positions into source positions through the .map beside each
+// bundle, for code compiled after source maps are turned on, so they are
+// turned on before a bundle is loaded (and the code cache, which has no map, is not used).
+import { join } from 'node:path';
+import { compileBundle, loadBundle } from './load-bundle';
 
-if (process.env.TMUX_FLEET_DEBUG === '1' && !marks[SECOND_COPY] && typeof process.setSourceMapsEnabled === 'function') {
-  marks[SECOND_COPY] = true;
-  process.setSourceMapsEnabled(true);
-  delete require.cache[__filename];
-  require(__filename);
-} else {
-  // Exit through process.exitCode so pending stdout is flushed.
-  void import('./main').then(({ main }) => main(process.argv.slice(2)).then((code) => {
+declare const __FLEET_FAST_BUNDLE__: string;
+
+/** The fast bundle's file name, set by the build (its hash ties it to its code cache). */
+const FAST_BUNDLE = typeof __FLEET_FAST_BUNDLE__ === 'string' ? __FLEET_FAST_BUNDLE__ : 'fast.cjs';
+
+function run(argv: string[]): void {
+  const debug = process.env.TMUX_FLEET_DEBUG === '1';
+  if (debug) process.setSourceMapsEnabled?.(true);
+  const fast = loadBundle(join(__dirname, FAST_BUNDLE), { codeCache: !debug });
+  // Exit through process.exitCode so pending output is flushed.
+  void fast.main(argv).then((code) => {
     process.exitCode = code;
-  }));
+  });
 }
+
+// Required rather than run (by the build, to make the code cache): only compileBundle is wanted.
+if (require.main === module) run(process.argv.slice(2));
+
+export { compileBundle };

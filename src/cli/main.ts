@@ -1,79 +1,32 @@
-// The thin entry: pick the parsing path, run the command, map errors to exit codes.
-import { ensureFleetHome, makeContext } from '../context';
-import { FleetError, UsageError } from '../errors';
-import { echoInput, printable } from '../text';
-import { commandName, parseCommandArgs } from './parse';
+// The full CLI, dist/cli.cjs: help, --version, and every command parsed by
+// yargs. The fast commands come here only for their help (src/cli/fast.ts).
+import { UsageError } from '../errors';
+import { echoInput } from '../text';
+import { LOADERS } from './commands';
+import { commandName } from './parse';
+import { report, runCommand, wantsJson } from './run';
 import { findCommand, type Args } from './spec';
-import { writeStdout, writeStderr } from './output';
+import { writeStdout } from './output';
 
 declare const __FLEET_VERSION__: string;
 const VERSION = typeof __FLEET_VERSION__ === 'string' ? __FLEET_VERSION__ : '0.0.0-dev';
-const ISSUES_URL = 'https://github.com/tmux-fleet/tmux-fleet/issues';
 
-async function runCommand(name: string, args: Args): Promise<number> {
+function runNamed(name: string, args: Args): Promise<number> {
   const spec = findCommand(name);
-  if (!spec) throw new UsageError(`unknown command ${echoInput(name)} (see tmux-fleet --help)`);
-  const ctx = makeContext({
-    home: args.home as string | undefined,
-    socket: args.socket as string | undefined,
-    socketPath: args.socketPath as string | undefined,
-    json: args.json as boolean | undefined,
-  });
-  // doctor reports an untrusted home as a failed check; hooks does not use the home.
-  if (spec.name !== 'doctor' && spec.name !== 'hooks') ensureFleetHome(ctx.home);
-  const mod = await spec.load();
-  // A bug on demand, for the test that a stack names src/ (test/cli/bundle.test.ts): honoured only under TMUX_FLEET_DEBUG=1.
-  if (process.env.TMUX_FLEET_DEBUG === '1' && process.env.TMUX_FLEET_DEBUG_THROW === name) throw new Error(`TMUX_FLEET_DEBUG_THROW=${name}`);
-  const code = await mod.run(args, ctx);
-  return typeof code === 'number' ? code : 0;
+  const load = LOADERS[name];
+  if (!spec || !load) throw new UsageError(`unknown command ${echoInput(name)} (see tmux-fleet --help)`);
+  return runCommand(spec, args, load);
 }
 
 export async function main(argv: string[]): Promise<number> {
   try {
-    const name = commandName(argv);
-    const spec = findCommand(name);
-    const wantsHelp = argv.includes('--help') || argv.includes('-h');
-    if (spec?.fast && !wantsHelp && !argv.includes('--version')) {
-      return await runCommand(spec.name, parseCommandArgs(spec, argv));
-    }
-    if (!name && argv.includes('--version')) {
+    if (!commandName(argv) && argv.includes('--version')) {
       writeStdout(`${VERSION}\n`);
       return 0;
     }
     const { runWithYargs } = await import('./yargs-cli');
-    return await runWithYargs(argv, VERSION, runCommand);
+    return await runWithYargs(argv, VERSION, runNamed);
   } catch (err) {
     return report(err, wantsJson(argv));
   }
-}
-
-/** --json among the options (before a `--`): errors are then one JSON object on stdout too. */
-export function wantsJson(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--');
-  const options = end === -1 ? argv : argv.slice(0, end);
-  let json = false;
-  for (const a of options) {
-    if (a === '--json' || a === '--json=true') json = true;
-    else if (a === '--no-json' || a === '--json=false') json = false;
-  }
-  return json;
-}
-
-/**
- * The one place errors become exit codes and a single stderr line; under
- * --json also `{"error": ..., "exit": ...}` on stdout, so a script reading
- * stdout gets its one object for a usage error too.
- */
-export function report(err: unknown, json = false): number {
-  const debug = process.env.TMUX_FLEET_DEBUG === '1';
-  const code = err instanceof FleetError ? err.exitCode : 1;
-  const message = err instanceof Error ? err.message : String(err);
-  // Messages carry values from files and tmux: no control character reaches the terminal.
-  const line = printable(message.split('\n').map((s) => s.trim()).filter(Boolean).join(' '));
-  if (json && line) writeStdout(`${JSON.stringify({ error: line, exit: code })}\n`);
-  if (line) writeStderr(`tmux-fleet: ${line}\n`);
-  if (debug && err instanceof Error && err.stack) writeStderr(`${err.stack}\n`);
-  // Not one of ours: a bug, unless the message says otherwise (a file the system refused, say).
-  if (debug && !(err instanceof FleetError)) writeStderr(`tmux-fleet: if this is a bug, please report it with the lines above: ${ISSUES_URL}\n`);
-  return code;
 }

@@ -2,7 +2,7 @@
 // same table as the yargs path and accepts the same forms: --opt value,
 // --opt=value, --flag, --no-flag, repeated array options, and `--`.
 import { UsageError } from '../errors';
-import { GLOBAL_OPTIONS, type Args, type CommandSpec, type OptionSpec } from './spec';
+import { GLOBAL_OPTIONS, findCommand, type Args, type CommandSpec, type OptionSpec } from './spec';
 
 export const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
@@ -79,4 +79,14 @@ export function commandName(argv: readonly string[]): string | undefined {
     if (!token.includes('=') && GLOBAL_OPTIONS[name]?.type === 'string') i++;
   }
   return undefined;
+}
+
+/**
+ * The fast command a call names, when it asks for no help and no version: such a
+ * call runs in the fast bundle (src/cli/fast.ts); every other call in dist/cli.cjs.
+ */
+export function fastCall(argv: readonly string[]): CommandSpec | undefined {
+  const spec = findCommand(commandName(argv));
+  if (!spec?.fast || argv.includes('--help') || argv.includes('-h') || argv.includes('--version')) return undefined;
+  return spec;
 }

@@ -1,6 +1,8 @@
 // One definition of every command's arguments. Both parsing paths (the small
 // fast parser for the commands hooks call often, and yargs for the rest and
-// for help) are built from this table.
+// for help) are built from this table. It is data only: the entry
+// (src/cli/bin.ts) reads it to choose a bundle, and the modules that run each
+// command are named in commands.ts and fast-commands.ts.
 import type { CommandSpec, OptionSpec } from './types';
 
 export type { Args, CommandModule, CommandSpec, OptionSpec, PositionalSpec } from './types';
@@ -32,7 +34,6 @@ export const COMMANDS: CommandSpec[] = [
       replace: { type: 'boolean', describe: 'kill an existing session of that name first' },
       resume: { type: 'boolean', describe: 'respawn with claude --resume <previous driverSid>' },
     },
-    load: () => import('./spawn'),
   },
   {
     name: 'stamp',
@@ -40,7 +41,6 @@ export const COMMANDS: CommandSpec[] = [
     positionals: [],
     options: { sid: { type: 'string', describe: 'session id (default: session_id of the hook JSON on stdin)' } },
     fast: true,
-    load: () => import('./stamp'),
   },
   {
     name: 'sid-of-pane',
@@ -48,7 +48,6 @@ export const COMMANDS: CommandSpec[] = [
     positionals: [{ name: 'name', describe: 'tmux session name', required: true }],
     options: {},
     fast: true,
-    load: () => import('./sid-of-pane'),
   },
   {
     name: 'owner',
@@ -56,70 +55,60 @@ export const COMMANDS: CommandSpec[] = [
     positionals: [{ name: 'slug', describe: 'task slug', required: true }],
     options: { as },
     fast: true,
-    load: () => import('./owner'),
   },
   {
     name: 'sweep',
     describe: 'fill the owner of every pending task whose session carries its nonce and a stamp',
     positionals: [],
     options: {},
-    load: () => import('./sweep'),
   },
   {
     name: 'takeover',
     describe: 'make the asker the Driver of a task (refused while the owner is live, unless --force)',
     positionals: [{ name: 'slug', describe: 'task slug', required: true }],
     options: { as, force: { type: 'boolean', describe: 'take over even from a live owner' } },
-    load: () => import('./takeover'),
   },
   {
     name: 'tasks',
     describe: 'list every task: owner, verdict, liveness, hop, agent state, age',
     positionals: [],
     options: {},
-    load: () => import('./tasks'),
   },
   {
     name: 'follow',
     describe: "the hop chain of a session through Claude Code's registry",
     positionals: [{ name: 'sid', describe: 'session id (default: the stamp of this tmux session)', required: false }],
     options: { watch: { type: 'boolean', describe: 'keep following and report every change' } },
-    load: () => import('./follow'),
   },
   {
     name: 'pointer',
     describe: "print the spawner-pointer line for a parent session, or nothing",
     positionals: [],
     options: { parent: { type: 'string', describe: 'spawner session id' } },
-    load: () => import('./pointer'),
   },
   {
     name: 'doctor',
     describe: 'check tmux, the plugin, the supervisor, the registry, the hook and a session',
     positionals: [],
     options: { session: { type: 'string', describe: 'tmux session to check (default: this one)' } },
-    load: () => import('./doctor'),
   },
   {
     name: 'supervise',
     describe: 'keep the status options of one tmux server true (started by the plugin)',
     positionals: [],
     options: { once: { type: 'boolean', describe: 'render once and exit' } },
-    load: () => import('./supervise'),
   },
   {
     name: 'hooks',
     describe: "add, remove or show the tmux-fleet SessionStart hook in Claude Code's settings.json",
     positionals: [{ name: 'action', describe: 'install, uninstall or status', required: true, choices: ['install', 'uninstall', 'status'] }],
     options: {},
-    load: () => import('./hooks'),
   },
   {
     name: 'dashboard',
     describe: 'all tasks and agent sessions; Enter switches to one, q quits',
     positionals: [],
     options: {},
-    load: () => import('./dashboard'),
   },
   {
     name: 'attention',
@@ -129,7 +118,6 @@ export const COMMANDS: CommandSpec[] = [
       jump: { type: 'boolean', describe: "switch to the longest-waiting agent (a job opens in a tmux window)" },
       client: { type: 'string', describe: 'the tmux client to move (default $TMUX_FLEET_CLIENT, else the current one)' },
     },
-    load: () => import('./attention'),
   },
 ];
 

@@ -1,6 +1,6 @@
 // The shapes of the command table (spec.ts) and of a command module. Its own
-// file so that command modules, which spec.ts loads, never import spec.ts:
-// the table points at the modules, never the other way.
+// file so that command modules, which commands.ts loads, never import the
+// tables: the tables point at the modules, never the other way.
 import type { Context } from '../context';
 
 export interface OptionSpec {
@@ -29,7 +29,13 @@ export interface CommandSpec {
   describe: string;
   positionals: PositionalSpec[];
   options: Record<string, OptionSpec>;
-  /** Parsed by the fast parser, without loading yargs. */
+  /**
+   * Run from the small bundle (dist/fast.cjs), parsed by the fast parser, without
+   * yargs: the commands hooks and agents call all day (docs/budgets.md#owner-start-up).
+   * Its module is then named in fast-commands.ts, else in commands.ts.
+   */
   fast?: boolean;
-  load(): Promise<CommandModule>;
 }
+
+/** Loads the module that runs a command: one `import()` each, so a bundle holds only the commands it names. */
+export type CommandLoaders = Record<string, () => Promise<CommandModule>>;

@@ -1,10 +1,11 @@
-// The built helper (scripts/build.mjs): plain files, the heavy dependencies in
-// files of their own that only the commands using them read, stack traces that
-// name src/ under TMUX_FLEET_DEBUG=1, and no code cache to plant code in.
+// The built helper (scripts/build.mjs): plain files (a small entry, the fast
+// bundle with its code cache, the full CLI), the heavy dependencies in files of
+// their own that only the commands using them read, stack traces that name src/
+// under TMUX_FLEET_DEBUG=1, and a code cache used only when it is the user's alone.
 // What a command loads is counted from the process itself, never from wall time.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, cp, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,13 @@ import { startServer, type TestServer } from '../helpers/tmux-server';
 
 const DIST = join(ROOT, 'dist');
 const DEPS = ['execa', 'jsonc-parser', 'yargs'];
+
+/** The fast bundle the entry names (fast-<hash>.cjs); a rebuild may leave older ones for a while. */
+async function fastBundleName(dist = DIST): Promise<string> {
+  const m = /fast-[A-Z0-9]+\.cjs/.exec(await readFile(join(dist, 'tmux-fleet.cjs'), 'utf8'));
+  expect(m).not.toBeNull();
+  return m![0];
+}
 
 let fenv: FleetEnv;
 let server: TestServer;
@@ -39,22 +47,45 @@ async function filesUnder(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)));
 }
 
-/** The files the helper's process required (its module cache at exit), relative to dist/ when inside it. */
-async function requiredFiles(args: string[], env: Record<string, string> = {}): Promise<{ exitCode: number; stdout: string; files: string[] }> {
+/**
+ * What a helper process loaded from dist/: the files it required (its module
+ * cache at exit, relative to dist/), and each bundle it compiled through
+ * node:vm with a code cache, with whether V8 took the cache.
+ */
+async function loadedFiles(
+  args: string[],
+  env: Record<string, string> = {},
+  bin = FLEET_BIN,
+): Promise<{ exitCode: number; stdout: string; files: string[]; cached: { file: string; rejected: boolean | undefined }[] }> {
+  const dist = dirname(bin);
   const preload = join(fenv.root, 'record-files.cjs');
   const list = join(fenv.root, `files-${args[0]}-${Date.now()}.json`);
-  await writeFile(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(Object.keys(require.cache))));\n`);
-  const r = await runFleet(args, { env: { ...fenv.env, ...env, NODE_OPTIONS: `--require ${preload}` } });
-  const files = (JSON.parse(await readFile(list, 'utf8')) as string[]).filter((f) => f !== preload).map((f) => relative(DIST, f));
-  return { exitCode: r.exitCode, stdout: r.stdout, files };
+  await writeFile(
+    preload,
+    `const vm = require('node:vm');
+const cached = [];
+vm.Script = class extends vm.Script {
+  constructor(code, options) {
+    super(code, options);
+    if (options && options.cachedData) cached.push({ file: options.filename, rejected: this.cachedDataRejected });
+  }
+};
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify({ files: Object.keys(require.cache), cached })));
+`,
+  );
+  const r = await runFleet(args, { env: { ...fenv.env, ...env, NODE_OPTIONS: `--require ${preload}` }, bin });
+  const seen = JSON.parse(await readFile(list, 'utf8')) as { files: string[]; cached: { file: string; rejected: boolean | undefined }[] };
+  const files = seen.files.filter((f) => f !== preload).map((f) => relative(dist, f));
+  return { exitCode: r.exitCode, stdout: r.stdout, files, cached: seen.cached.map((c) => ({ ...c, file: relative(dist, c.file) })) };
 }
 
 describe('the bundle', () => {
-  it('is plain files: the helper, each heavy dependency beside it, a source map for each', async () => {
-    // Layouts of earlier builds may linger for a while after a rebuild (scripts/build.mjs removes them).
-    const files = (await filesUnder(DIST)).filter((f) => !f.endsWith('.tmp') && !f.startsWith('chunks/') && f !== 'tmux-fleet.mjs');
-    const code = ['tmux-fleet.cjs', ...DEPS.map((d) => `deps/${d}.cjs`)];
-    expect(files.sort()).toEqual([...code, ...code.map((f) => `${f}.map`)].sort());
+  it('is plain files: a small entry, the fast bundle and its code cache, the full CLI, each heavy dependency, a source map for each', async () => {
+    const fast = await fastBundleName();
+    // Layouts of earlier builds, and fast bundles of earlier builds, may linger for a while after a rebuild (scripts/build.mjs removes them).
+    const files = (await filesUnder(DIST)).filter((f) => !f.endsWith('.tmp') && !f.startsWith('chunks/') && f !== 'tmux-fleet.mjs' && !(f.startsWith('fast-') && !f.startsWith(fast)));
+    const code = ['tmux-fleet.cjs', 'cli.cjs', fast, ...DEPS.map((d) => `deps/${d}.cjs`)];
+    expect(files.sort()).toEqual([...code, ...code.map((f) => `${f}.map`), `${fast}.cache`].sort());
 
     const text = await readFile(FLEET_BIN, 'utf8');
     expect(text.startsWith('#!/usr/bin/env node\n')).toBe(true);
@@ -62,34 +93,47 @@ describe('the bundle', () => {
     expect(text).not.toMatch(/^import /m);
     for (const f of code) {
       const js = await readFile(join(DIST, f), 'utf8');
+      // ASCII only: the entry reads the fast bundle as latin1 (src/cli/load-bundle.ts).
       expect(js, f).not.toMatch(/[^\x00-\x7f]/);
       // No code stored as encoded text: the earlier build kept execa and yargs as base64 runs of 40,000 characters.
       expect(js.match(/[A-Za-z0-9+/=]{1000,}/g), f).toBeNull();
       expect(js.trimEnd().endsWith(`//# sourceMappingURL=${f.split('/').pop()}.map`), f).toBe(true);
     }
+    // The cache is the user's alone, or the entry would not use it.
+    expect((await stat(join(DIST, `${fast}.cache`))).mode & 0o022).toBe(0);
   });
 
-  it("the helper's file holds src/ and zod, not the others; each dependency's file holds that dependency", async () => {
+  it('each file holds what it should: the entry no dependency, the bundles src/ and zod, each dependency its own', async () => {
     const sources = async (f: string) =>
       (JSON.parse(await readFile(join(DIST, `${f}.map`), 'utf8')) as { sources: string[] }).sources.map((s) => relative(ROOT, join(DIST, dirname(f), s)));
-    const helper = await sources('tmux-fleet.cjs');
-    expect(helper).toContain('src/cli/main.ts');
-    expect(helper.some((s) => s.startsWith('node_modules/zod/'))).toBe(true);
-    expect(helper.filter((s) => s.startsWith('node_modules/') && !s.startsWith('node_modules/zod/'))).toEqual([]);
+    const entry = await sources('tmux-fleet.cjs');
+    expect(entry).toContain('src/cli/bin.ts');
+    expect(entry.filter((s) => s.startsWith('node_modules/'))).toEqual([]);
+    const cli = await sources('cli.cjs');
+    const fast = await sources(await fastBundleName());
+    for (const [bundle, main] of [[cli, 'src/cli/main.ts'], [fast, 'src/cli/fast.ts']] as const) {
+      expect(bundle).toContain(main);
+      expect(bundle.some((s) => s.startsWith('node_modules/zod/'))).toBe(true);
+      expect(bundle.filter((s) => s.startsWith('node_modules/') && !s.startsWith('node_modules/zod/'))).toEqual([]);
+    }
+    // The fast bundle holds the fast commands only.
+    expect(fast).toEqual(expect.arrayContaining(['src/cli/owner.ts', 'src/cli/stamp.ts', 'src/cli/sid-of-pane.ts']));
+    expect(fast.filter((s) => /^src\/(cli\/(spawn|tasks|doctor|yargs-cli|main)|status\/)/.test(s))).toEqual([]);
     for (const d of DEPS) expect((await sources(`deps/${d}.cjs`)).some((s) => s.startsWith(`node_modules/${d}/`)), d).toBe(true);
   });
 
-  it('owner on a decided task reads no dependency file', async () => {
-    const r = await requiredFiles(OWNER_DECIDED);
+  it('owner on a decided task runs the fast bundle from its code cache, which V8 takes, and reads no other file', async () => {
+    const r = await loadedFiles(OWNER_DECIDED);
     expect([r.exitCode, r.stdout]).toEqual([0, '0 owner (task decided: you are its Driver)']);
     expect(r.files).toEqual(['tmux-fleet.cjs']);
+    expect(r.cached).toEqual([{ file: await fastBundleName(), rejected: false }]);
   });
 
   it('a command that uses them reads them: the check above can fail', async () => {
-    // tasks goes through yargs and runs tmux through execa (and edits no settings.json: no jsonc-parser).
-    const r = await requiredFiles(['tasks']);
+    // tasks goes to the full CLI, through yargs, and runs tmux through execa (and edits no settings.json: no jsonc-parser).
+    const r = await loadedFiles(['tasks']);
     expect(r.exitCode).toBe(0);
-    expect(r.files.sort()).toEqual(['deps/execa.cjs', 'deps/yargs.cjs', 'tmux-fleet.cjs']);
+    expect(r.files.sort()).toEqual(['cli.cjs', 'deps/execa.cjs', 'deps/yargs.cjs', 'tmux-fleet.cjs']);
   });
 
   it('owner on a decided task loads no child_process, no streams, no fs/promises, no readline', async () => {
@@ -116,24 +160,24 @@ describe('the bundle', () => {
 });
 
 describe('stack traces under TMUX_FLEET_DEBUG=1', () => {
-  /** The line of src/cli/main.ts that throws for TMUX_FLEET_DEBUG_THROW. */
+  /** The line of src/cli/run.ts that throws for TMUX_FLEET_DEBUG_THROW. */
   async function throwLine(): Promise<number> {
-    const lines = (await readFile(join(ROOT, 'src', 'cli', 'main.ts'), 'utf8')).split('\n');
-    const i = lines.findIndex((l) => l.includes('TMUX_FLEET_DEBUG_THROW === name'));
+    const lines = (await readFile(join(ROOT, 'src', 'cli', 'run.ts'), 'utf8')).split('\n');
+    const i = lines.findIndex((l) => l.includes('TMUX_FLEET_DEBUG_THROW === spec.name'));
     expect(i).toBeGreaterThan(0);
     return i + 1;
   }
 
   it.each([
-    ['owner (the fast path, no dependency file)', OWNER_DECIDED, []],
-    ['tasks (through yargs, from its own file)', ['tasks'], ['src/cli/yargs-cli.ts:']],
-  ])('an internal error in %s: the stack names src/cli/main.ts at the line that threw, then where to report it', async (_what, args, alsoNamed) => {
+    ['owner (the fast bundle, loaded without its code cache)', OWNER_DECIDED, ['src/cli/fast.ts:']],
+    ['tasks (the full CLI, through yargs, from its own file)', ['tasks'], ['src/cli/yargs-cli.ts:']],
+  ])('an internal error in %s: the stack names src/cli/run.ts at the line that threw, then where to report it', async (_what, args, alsoNamed) => {
     const r = await runFleet(args, { env: { ...fenv.env, TMUX_FLEET_DEBUG: '1', TMUX_FLEET_DEBUG_THROW: args[0]! } });
     expect(r.exitCode).toBe(1);
     const lines = r.stderr.split('\n').filter(Boolean);
     expect(lines[0]).toBe(`tmux-fleet: TMUX_FLEET_DEBUG_THROW=${args[0]}`);
     expect(lines[1]).toBe(`Error: TMUX_FLEET_DEBUG_THROW=${args[0]}`);
-    expect(lines[2]).toMatch(new RegExp(`^\\s+at runCommand \\(${ROOT}src/cli/main\\.ts:${await throwLine()}:\\d+\\)$`));
+    expect(lines[2]).toMatch(new RegExp(`^\\s+at runCommand \\(${ROOT}src/cli/run\\.ts:${await throwLine()}:\\d+\\)$`));
     for (const s of alsoNamed) expect(r.stderr).toContain(s);
     expect(r.stderr).not.toContain('dist/');
     expect(lines.at(-1)).toMatch(/^tmux-fleet: if this is a bug, please report it with the lines above: https:\/\/\S+$/);
@@ -152,7 +196,7 @@ describe('stack traces under TMUX_FLEET_DEBUG=1', () => {
   });
 });
 
-describe('no code cache', () => {
+describe('no code cache in $XDG_CACHE_HOME', () => {
   it('a V8 code cache planted in $XDG_CACHE_HOME/tmux-fleet is never run', async () => {
     // As a probe did against the earlier build (which compiled itself from a string with a
     // cache kept there): V8 checks little more than the source's length, so a cache made from
@@ -185,6 +229,91 @@ describe('no code cache', () => {
     await expect(stat(marker)).rejects.toMatchObject({ code: 'ENOENT' });
     // Nothing written there either.
     expect((await readdir(dir)).sort()).toEqual(planted);
+  });
+});
+
+describe("the fast bundle's code cache (docs/budgets.md#the-code-cache)", () => {
+  /** A copy of dist/ to plant in: the real one is shared by every test. */
+  async function distCopy(): Promise<string> {
+    const dir = join(fenv.root, `dist-${Date.now()}-${Math.random().toString(16).slice(2, 8)}`);
+    await cp(DIST, dir, { recursive: true });
+    await chmod(dir, 0o755);
+    return dir;
+  }
+
+  /**
+   * Replaces the cache with one made from other code of the same length as the
+   * bundle the entry compiles (Node's wrapper around its text): V8 checks little
+   * more than that length, so the other code runs. Returns the marker it writes.
+   */
+  async function plantOtherCode(dist: string): Promise<string> {
+    const fast = await fastBundleName(dist);
+    const marker = join(dist, 'planted-code-ran');
+    const wrapped = `(function (exports, require, module, __filename, __dirname) { ${await readFile(join(dist, fast), 'latin1')}\n});`;
+    const other = `(function (exports, require) { require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran'); })`;
+    const padded = `${other}/*${' '.repeat(wrapped.length - other.length - 4)}*/`;
+    expect(padded.length).toBe(wrapped.length);
+    const cache = join(dist, `${fast}.cache`);
+    const made = spawnSync(process.execPath, ['-e', `const {Script}=require('node:vm');const fs=require('node:fs');fs.writeFileSync(${JSON.stringify(cache)}, new Script(fs.readFileSync(0,'latin1')).createCachedData())`], {
+      input: padded,
+      env: { PATH: process.env.PATH },
+    });
+    expect(made.status, String(made.stderr)).toBe(0);
+    await chmod(cache, 0o644);
+    return marker;
+  }
+
+  const ran = async (marker: string) => (await stat(marker).then(() => true, () => false));
+
+  it('a cache V8 refuses (corrupt, or made by another Node) costs only time: owner answers the same', async () => {
+    const dist = await distCopy();
+    const fast = await fastBundleName(dist);
+    await writeFile(join(dist, `${fast}.cache`), Buffer.alloc(4096, 7), { mode: 0o644 });
+    const r = await loadedFiles(OWNER_DECIDED, {}, join(dist, 'tmux-fleet.cjs'));
+    expect([r.exitCode, r.stdout]).toEqual([0, OWNER_ANSWER.stdout]);
+    expect(r.cached).toEqual([{ file: fast, rejected: true }]);
+  });
+
+  it('a cache that is the user\'s alone decides what runs: planted there, other code runs (why the checks below matter)', async () => {
+    const dist = await distCopy();
+    const marker = await plantOtherCode(dist);
+    await runFleet(OWNER_DECIDED, { env: fenv.env, bin: join(dist, 'tmux-fleet.cjs') });
+    expect(await ran(marker)).toBe(true);
+  });
+
+  it.each([
+    ['the cache is writable by group and others', { file: 0o666, dir: 0o755 }],
+    ['the cache is writable by group', { file: 0o664, dir: 0o755 }],
+    ['its directory is writable by others', { file: 0o644, dir: 0o757 }],
+    ['its directory is writable by group', { file: 0o644, dir: 0o775 }],
+  ])('never used when %s: the bundle is compiled from its text and owner answers', async (_what, modes) => {
+    const dist = await distCopy();
+    const marker = await plantOtherCode(dist);
+    await chmod(join(dist, `${await fastBundleName(dist)}.cache`), modes.file);
+    await chmod(dist, modes.dir);
+    const r = await loadedFiles(OWNER_DECIDED, {}, join(dist, 'tmux-fleet.cjs'));
+    expect([r.exitCode, r.stdout]).toEqual([0, OWNER_ANSWER.stdout]);
+    expect(r.cached).toEqual([]);
+    expect(await ran(marker)).toBe(false);
+  });
+
+  it.runIf(process.getuid?.() === 0)('never used when another user owns it (as root: a cache owned by nobody)', async () => {
+    const dist = await distCopy();
+    const marker = await plantOtherCode(dist);
+    await chown(join(dist, `${await fastBundleName(dist)}.cache`), 65534, 65534);
+    const r = await loadedFiles(OWNER_DECIDED, {}, join(dist, 'tmux-fleet.cjs'));
+    expect([r.exitCode, r.stdout]).toEqual([0, OWNER_ANSWER.stdout]);
+    expect(r.cached).toEqual([]);
+    expect(await ran(marker)).toBe(false);
+  });
+
+  it('never used under TMUX_FLEET_DEBUG=1 (it has no source map)', async () => {
+    const dist = await distCopy();
+    const marker = await plantOtherCode(dist);
+    const r = await loadedFiles(OWNER_DECIDED, { TMUX_FLEET_DEBUG: '1' }, join(dist, 'tmux-fleet.cjs'));
+    expect([r.exitCode, r.stdout]).toEqual([0, OWNER_ANSWER.stdout]);
+    expect(r.cached).toEqual([]);
+    expect(await ran(marker)).toBe(false);
   });
 });
 

@@ -55,10 +55,11 @@ export interface CliResult {
 /** Runs the built tmux-fleet with a clean environment: no TMUX, TMUX_FLEET_* or CLAUDE_* variable unless given. */
 export async function runFleet(
   args: string[],
-  opts: { env?: Record<string, string | undefined>; input?: string; cwd?: string; timeoutMs?: number } = {},
+  /** bin: another build's entry (a copy of dist/ to plant files in); default dist/tmux-fleet.cjs. */
+  opts: { env?: Record<string, string | undefined>; input?: string; cwd?: string; timeoutMs?: number; bin?: string } = {},
 ): Promise<CliResult> {
   const env: Record<string, string | undefined> = { ...cleanEnv(), ...opts.env };
-  const r = await execa(process.execPath, [FLEET_BIN, ...args], {
+  const r = await execa(process.execPath, [opts.bin ?? FLEET_BIN, ...args], {
     env,
     extendEnv: false,
     reject: false,
