@@ -156,6 +156,12 @@ function writeAtomic(file, contents, mode) {
   renameSync(tmp, file);
 }
 
+// dist/ holds the code cache, which the entry uses only while it and its directory
+// are writable by their owner alone (docs/budgets.md#the-code-cache): under a umask
+// of 002 (a user's private group) mkdir would leave dist/ group-writable.
+mkdirSync(outdir, { recursive: true });
+chmodSync(outdir, 0o755);
+
 // Maps before the code that names them; the dependencies before the bundles that require them.
 for (const f of [depOutputs, cliBundle.outputFiles, fastBundle.outputFiles].flatMap((fs) => [...fs.filter(isMap), ...code(fs)])) {
   writeAtomic(f.path, f.contents, 0o644);

@@ -105,6 +105,19 @@ build_copy() {
 	assert_output --partial "no tasks in $TMUX_FLEET_HOME/tasks"
 }
 
+@test "under a umask of 002 the build leaves dist/ and the code cache writable by their owner alone (or the cache would never be used)" {
+	local dir="$BATS_TEST_TMPDIR/clone"
+	build_copy "$dir"
+	cd "$dir"
+	mkdir -m 775 dist
+	run sh -c 'umask 002 && node scripts/build.mjs'
+	assert_success
+	run stat -c '%a' dist
+	assert_output "755"
+	run sh -c 'stat -c "%a" dist/fast-*.cjs.cache'
+	assert_output "644"
+}
+
 @test "a helper started while the build rewrites dist/ runs the old build or the new one, never half" {
 	local dir="$BATS_TEST_TMPDIR/clone"
 	build_copy "$dir"
