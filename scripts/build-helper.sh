@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the helper (dist/tmux-fleet.cjs, and the dependency files under
-# dist/deps/ that it reads, written before it) in the plugin directory, then starts
+# Builds the helper (dist/tmux-fleet.cjs, and the bundles, code cache and
+# dependency files beside it that it reads, written before it) in the plugin directory, then starts
 # the supervisor. tmux-plugin.tmux runs this in the background on first load;
 # it never blocks tmux start-up. A lock directory keeps two loads from
 # building at once. Outcome: display-message, and the fleet log.
