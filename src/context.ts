@@ -1,6 +1,5 @@
 // Where things live. Every path the helper uses is derived here, once.
 import { mkdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { FleetError } from './errors';
 
@@ -18,10 +17,18 @@ export interface Context {
   env: NodeJS.ProcessEnv;
 }
 
+/**
+ * $HOME, else the home the password database names. node:os is loaded only then:
+ * loading it costs about 0.5 ms of every start (docs/budgets.md#owner-start-up).
+ */
+function userHome(env: NodeJS.ProcessEnv): string {
+  return env.HOME || (require('node:os') as typeof import('node:os')).homedir();
+}
+
 export function fleetHome(env: NodeJS.ProcessEnv = process.env, flag?: string): string {
   if (flag) return flag;
   if (env.TMUX_FLEET_HOME) return env.TMUX_FLEET_HOME;
-  const state = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
+  const state = env.XDG_STATE_HOME || join(userHome(env), '.local', 'state');
   return join(state, 'tmux-fleet');
 }
 
@@ -119,7 +126,7 @@ export function makePrivateDirs(home: string): void {
 }
 
 export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.CLAUDE_CONFIG_DIR || join(env.HOME || homedir(), '.claude');
+  return env.CLAUDE_CONFIG_DIR || join(userHome(env), '.claude');
 }
 
 /**
