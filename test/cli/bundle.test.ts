@@ -5,7 +5,7 @@
 // What a command loads is counted from the process itself, never from wall time.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmod, chown, cp, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, cp, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,6 +45,14 @@ const OWNER_ANSWER = { exitCode: 0, stdout: '0 owner (task decided: you are its 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)));
+}
+
+/** A copy of dist/ to plant in or cut short: the real one is shared by every test. */
+async function distCopy(): Promise<string> {
+  const dir = join(fenv.root, `dist-${Date.now()}-${Math.random().toString(16).slice(2, 8)}`);
+  await cp(DIST, dir, { recursive: true });
+  await chmod(dir, 0o755);
+  return dir;
 }
 
 /**
@@ -149,6 +157,23 @@ describe('the bundle', () => {
     expect(r.modules).toContain('NativeModule child_process');
   });
 
+  it('a build cut short (the full CLI or the fast bundle missing): one line that says to build again, exit 1, no stack', async () => {
+    const dist = await distCopy();
+    const fast = await fastBundleName(dist);
+    await rm(join(dist, 'cli.cjs'));
+    const tasks = await runFleet(['tasks'], { env: fenv.env, bin: join(dist, 'tmux-fleet.cjs') });
+    expect(tasks).toEqual({ exitCode: 1, stdout: '', stderr: `tmux-fleet: the helper in ${dist} is incomplete (Cannot find module '${join(dist, 'cli.cjs')}'); build it again: npm run build` });
+    // The fast commands do not need the full CLI.
+    expect(await runFleet(OWNER_DECIDED, { env: fenv.env, bin: join(dist, 'tmux-fleet.cjs') })).toEqual(OWNER_ANSWER);
+    await rm(join(dist, fast));
+    const owner = await runFleet(OWNER_DECIDED, { env: fenv.env, bin: join(dist, 'tmux-fleet.cjs') });
+    expect([owner.exitCode, owner.stdout]).toEqual([1, '']);
+    // Read with its cache (ENOENT on open) or without (require: Cannot find module): either way it is named.
+    expect(owner.stderr).toBe(owner.stderr.split('\n')[0]);
+    expect(owner.stderr.startsWith(`tmux-fleet: the helper in ${dist} is incomplete (`)).toBe(true);
+    expect(owner.stderr.endsWith(`${join(dist, fast)}'); build it again: npm run build`)).toBe(true);
+  });
+
   it('run through a symlink (ln -s into ~/.local/bin), the helper finds its dependencies', async () => {
     const bin = join(fenv.root, 'bin');
     await mkdir(bin, { recursive: true });
@@ -233,14 +258,6 @@ describe('no code cache in $XDG_CACHE_HOME', () => {
 });
 
 describe("the fast bundle's code cache (docs/budgets.md#the-code-cache)", () => {
-  /** A copy of dist/ to plant in: the real one is shared by every test. */
-  async function distCopy(): Promise<string> {
-    const dir = join(fenv.root, `dist-${Date.now()}-${Math.random().toString(16).slice(2, 8)}`);
-    await cp(DIST, dir, { recursive: true });
-    await chmod(dir, 0o755);
-    return dir;
-  }
-
   /**
    * Replaces the cache with one made from other code of the same length as the
    * bundle the entry compiles (Node's wrapper around its text): V8 checks little
