@@ -87,6 +87,11 @@ export function commandName(argv: readonly string[]): string | undefined {
  */
 export function fastCall(argv: readonly string[]): CommandSpec | undefined {
   const spec = findCommand(commandName(argv));
-  if (!spec?.fast || argv.includes('--help') || argv.includes('-h') || argv.includes('--version')) return undefined;
+  if (!spec?.fast || asksForHelp(argv) || argv.includes('--version')) return undefined;
   return spec;
+}
+
+/** --help or -h anywhere: yargs shows help then, whatever else the call says. */
+export function asksForHelp(argv: readonly string[]): boolean {
+  return argv.includes('--help') || argv.includes('-h');
 }

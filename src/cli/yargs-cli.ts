@@ -4,7 +4,7 @@ import type { Context } from '../context';
 import { UsageError } from '../errors';
 import { echoInput } from '../text';
 import { COMMANDS, GLOBAL_OPTIONS, findCommand, type Args } from './spec';
-import { camel, commandName } from './parse';
+import { asksForHelp, camel, commandName } from './parse';
 
 /** yargs's own messages, said the way the fast parser says them: which command, and what. */
 export function usageMessage(msg: string, argv: readonly string[]): string {
@@ -69,7 +69,7 @@ export async function runWithYargs(
     .fail((msg, err) => {
       throw err ?? new UsageError(usageMessage(msg, argv));
     });
-  if (!argv.includes('--help') && !argv.includes('-h')) skipHelpCache(y);
+  if (!asksForHelp(argv)) skipHelpCache(y);
   for (const [name, opt] of Object.entries(GLOBAL_OPTIONS)) {
     y.option(name, { type: opt.type, describe: opt.describe, global: true });
   }

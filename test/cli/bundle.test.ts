@@ -9,7 +9,7 @@ import { chmod, chown, cp, mkdir, readdir, readFile, rm, stat, symlink, writeFil
 import { dirname, join, relative } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadedModules, makeFleetEnv, runFleet, type FleetEnv } from '../helpers/env';
+import { makeFleetEnv, runFleet, type FleetEnv } from '../helpers/env';
 import { FLEET_BIN, ROOT } from '../helpers/paths';
 import { startServer, type TestServer } from '../helpers/tmux-server';
 
@@ -56,18 +56,19 @@ async function distCopy(): Promise<string> {
 }
 
 /**
- * What a helper process loaded from dist/: the files it required (its module
- * cache at exit, relative to dist/), and each bundle it compiled through
- * node:vm with a code cache, with whether V8 took the cache.
+ * What a helper process loaded, recorded at its exit by a preload: the files it
+ * required (its module cache, relative to dist/), each bundle it compiled through
+ * node:vm with a code cache and whether V8 took the cache, and the built-in
+ * modules Node loaded.
  */
-async function loadedFiles(
+async function loaded(
   args: string[],
   env: Record<string, string> = {},
   bin = FLEET_BIN,
-): Promise<{ exitCode: number; stdout: string; files: string[]; cached: { file: string; rejected: boolean | undefined }[] }> {
+): Promise<{ exitCode: number; stdout: string; files: string[]; cached: { file: string; rejected: boolean | undefined }[]; modules: string[] }> {
   const dist = dirname(bin);
-  const preload = join(fenv.root, 'record-files.cjs');
-  const list = join(fenv.root, `files-${args[0]}-${Date.now()}.json`);
+  const preload = join(fenv.root, 'record-loaded.cjs');
+  const list = join(fenv.root, `loaded-${args[0]}-${Date.now()}.json`);
   await writeFile(
     preload,
     `const vm = require('node:vm');
@@ -78,13 +79,13 @@ vm.Script = class extends vm.Script {
     if (options && options.cachedData) cached.push({ file: options.filename, rejected: this.cachedDataRejected });
   }
 };
-process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify({ files: Object.keys(require.cache), cached })));
+process.on('exit', () => require('node:fs').writeFileSync(process.env.FLEET_TEST_LOADED, JSON.stringify({ files: Object.keys(require.cache), cached, modules: process.moduleLoadList })));
 `,
   );
-  const r = await runFleet(args, { env: { ...fenv.env, ...env, NODE_OPTIONS: `--require ${preload}` }, bin });
-  const seen = JSON.parse(await readFile(list, 'utf8')) as { files: string[]; cached: { file: string; rejected: boolean | undefined }[] };
+  const r = await runFleet(args, { env: { ...fenv.env, ...env, FLEET_TEST_LOADED: list, NODE_OPTIONS: `--require ${preload}` }, bin });
+  const seen = JSON.parse(await readFile(list, 'utf8')) as { files: string[]; cached: { file: string; rejected: boolean | undefined }[]; modules: string[] };
   const files = seen.files.filter((f) => f !== preload).map((f) => relative(dist, f));
-  return { exitCode: r.exitCode, stdout: r.stdout, files, cached: seen.cached.map((c) => ({ ...c, file: relative(dist, c.file) })) };
+  return { exitCode: r.exitCode, stdout: r.stdout, files, cached: seen.cached.map((c) => ({ ...c, file: relative(dist, c.file) })), modules: seen.modules };
 }
 
 describe('the bundle', () => {
@@ -131,7 +132,7 @@ describe('the bundle', () => {
   });
 
   it('owner on a decided task runs the fast bundle from its code cache, which V8 takes, and reads no other file', async () => {
-    const r = await loadedFiles(OWNER_DECIDED);
+    const r = await loaded(OWNER_DECIDED);
     expect([r.exitCode, r.stdout]).toEqual([0, '0 owner (task decided: you are its Driver)']);
     expect(r.files).toEqual(['tmux-fleet.cjs']);
     expect(r.cached).toEqual([{ file: await fastBundleName(), rejected: false }]);
@@ -139,13 +140,13 @@ describe('the bundle', () => {
 
   it('a command that uses them reads them: the check above can fail', async () => {
     // tasks goes to the full CLI, through yargs, and runs tmux through execa (and edits no settings.json: no jsonc-parser).
-    const r = await loadedFiles(['tasks']);
+    const r = await loaded(['tasks']);
     expect(r.exitCode).toBe(0);
     expect(r.files.sort()).toEqual(['cli.cjs', 'deps/execa.cjs', 'deps/yargs.cjs', 'tmux-fleet.cjs']);
   });
 
   it('owner on a decided task loads no child_process, no streams, no fs/promises, no readline', async () => {
-    const r = await loadedModules(fenv, OWNER_DECIDED);
+    const r = await loaded(OWNER_DECIDED);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^0 owner/);
     const heavy = r.modules.filter((m) => /^NativeModule (child_process|stream|fs\/promises|internal\/readline\/interface)$/.test(m));
@@ -153,7 +154,7 @@ describe('the bundle', () => {
   });
 
   it('a command that runs a process does load them: the check above can fail', async () => {
-    const r = await loadedModules(fenv, ['tasks']);
+    const r = await loaded(['tasks']);
     expect(r.modules).toContain('NativeModule child_process');
   });
 
@@ -286,7 +287,7 @@ describe("the fast bundle's code cache (docs/budgets.md#the-code-cache)", () => 
     const dist = await distCopy();
     const fast = await fastBundleName(dist);
     await writeFile(join(dist, `${fast}.cache`), Buffer.alloc(4096, 7), { mode: 0o644 });
-    const r = await loadedFiles(OWNER_DECIDED, {}, join(dist, 'tmux-fleet.cjs'));
+    const r = await loaded(OWNER_DECIDED, {}, join(dist, 'tmux-fleet.cjs'));
     expect([r.exitCode, r.stdout]).toEqual([0, OWNER_ANSWER.stdout]);
     expect(r.cached).toEqual([{ file: fast, rejected: true }]);
   });
@@ -308,7 +309,7 @@ describe("the fast bundle's code cache (docs/budgets.md#the-code-cache)", () => 
     const marker = await plantOtherCode(dist);
     await chmod(join(dist, `${await fastBundleName(dist)}.cache`), modes.file);
     await chmod(dist, modes.dir);
-    const r = await loadedFiles(OWNER_DECIDED, {}, join(dist, 'tmux-fleet.cjs'));
+    const r = await loaded(OWNER_DECIDED, {}, join(dist, 'tmux-fleet.cjs'));
     expect([r.exitCode, r.stdout]).toEqual([0, OWNER_ANSWER.stdout]);
     expect(r.cached).toEqual([]);
     expect(await ran(marker)).toBe(false);
@@ -318,7 +319,7 @@ describe("the fast bundle's code cache (docs/budgets.md#the-code-cache)", () => 
     const dist = await distCopy();
     const marker = await plantOtherCode(dist);
     await chown(join(dist, `${await fastBundleName(dist)}.cache`), 65534, 65534);
-    const r = await loadedFiles(OWNER_DECIDED, {}, join(dist, 'tmux-fleet.cjs'));
+    const r = await loaded(OWNER_DECIDED, {}, join(dist, 'tmux-fleet.cjs'));
     expect([r.exitCode, r.stdout]).toEqual([0, OWNER_ANSWER.stdout]);
     expect(r.cached).toEqual([]);
     expect(await ran(marker)).toBe(false);
@@ -327,7 +328,7 @@ describe("the fast bundle's code cache (docs/budgets.md#the-code-cache)", () => 
   it('never used under TMUX_FLEET_DEBUG=1 (it has no source map)', async () => {
     const dist = await distCopy();
     const marker = await plantOtherCode(dist);
-    const r = await loadedFiles(OWNER_DECIDED, { TMUX_FLEET_DEBUG: '1' }, join(dist, 'tmux-fleet.cjs'));
+    const r = await loaded(OWNER_DECIDED, { TMUX_FLEET_DEBUG: '1' }, join(dist, 'tmux-fleet.cjs'));
     expect([r.exitCode, r.stdout]).toEqual([0, OWNER_ANSWER.stdout]);
     expect(r.cached).toEqual([]);
     expect(await ran(marker)).toBe(false);

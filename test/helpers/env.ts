@@ -1,5 +1,5 @@
 // Temp homes and registries (tmp-promise), and running the built helper.
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { dir as tmpDir } from 'tmp-promise';
@@ -68,23 +68,6 @@ export async function runFleet(
     timeout: opts.timeoutMs ?? 30_000,
   });
   return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
-}
-
-/** Runs the helper with a preload that records, at exit, which built-in modules were loaded. */
-export async function loadedModules(
-  fenv: FleetEnv,
-  args: string[],
-  env: Record<string, string | undefined> = {},
-): Promise<{ exitCode: number; stdout: string; modules: string[] }> {
-  const preload = join(fenv.root, 'record-modules.cjs');
-  const list = join(fenv.root, `modules-${args[0]}-${Date.now()}.json`);
-  await writeFile(
-    preload,
-    `process.on('exit', () => require('node:fs').writeFileSync(process.env.FLEET_TEST_MODULE_LIST, JSON.stringify(process.moduleLoadList)));\n`,
-  );
-  const r = await runFleet(args, { env: { ...fenv.env, ...env, FLEET_TEST_MODULE_LIST: list, NODE_OPTIONS: `--require ${preload}` } });
-  const modules = JSON.parse(await readFile(list, 'utf8')) as string[];
-  return { exitCode: r.exitCode, stdout: r.stdout, modules };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
