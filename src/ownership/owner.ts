@@ -4,7 +4,7 @@
 import { registryDir, type Context } from '../context';
 import { TaskFileError, UsageError } from '../errors';
 import type { Liveness } from '../registry/liveness';
-import { readTask } from '../tasks/store';
+import { noSuchTask, readTask } from '../tasks/store';
 import { assertSlug } from '../tasks/slug';
 import { ownerSid, type Handover, type Task } from '../tasks/schema';
 import { Tmux, type TmuxReads } from '../tmux/client';
@@ -111,12 +111,15 @@ export async function loadForJudge(home: string, slug: string): Promise<{ task: 
   }
 }
 
-/** `owner <slug> [--as <sid>]`: the whole judge. A bad slug or --as is a UsageError (exit 2). */
+/** `owner <slug> [--as <sid>]`: the whole judge. A bad slug or --as is a UsageError (exit 2), an unknown slug exit 1. */
 export async function judgeTask(ctx: Context, slug: unknown, as?: unknown): Promise<Judgement> {
   const s = assertSlug(slug);
   const askerKnown = askerWithoutTmux(as, ctx.env);
+  const loaded = await loadForJudge(ctx.home, s);
+  // No such task: a failure (exit 1), not a 5, which a caller waits out as "still booting".
+  if (!loaded.task && !loaded.taskError) throw await noSuchTask(ctx.home, s);
   // direct: owner's one read (a pending task, or the asker's stamp) goes without execa (docs/budgets.md#owner-start-up).
-  return judgeLoaded(ctx, new Tmux(ctx.socket, 'tmux', { direct: true }), s, await loadForJudge(ctx.home, s), askerKnown);
+  return judgeLoaded(ctx, new Tmux(ctx.socket, 'tmux', { direct: true }), s, loaded, askerKnown);
 }
 
 /** The `owner --json` object (docs/ownership.md#output). */
