@@ -1,11 +1,10 @@
 // The full CLI, dist/cli.cjs: help, --version, and every command parsed by
 // yargs. The fast commands come here only for their help (src/cli/fast.ts).
 import { UsageError } from '../errors';
-import { echoInput } from '../text';
 import { LOADERS } from './commands';
 import { commandName } from './parse';
 import { report, runCommand, wantsJson } from './run';
-import { findCommand, type Args } from './spec';
+import { findCommand, unknownCommandMessage, type Args } from './spec';
 import { writeStdout } from './output';
 
 declare const __FLEET_VERSION__: string;
@@ -14,7 +13,7 @@ const VERSION = typeof __FLEET_VERSION__ === 'string' ? __FLEET_VERSION__ : '0.0
 function runNamed(name: string, args: Args): Promise<number> {
   const spec = findCommand(name);
   const load = LOADERS[name];
-  if (!spec || !load) throw new UsageError(`unknown command ${echoInput(name)} (see tmux-fleet --help)`);
+  if (!spec || !load) throw new UsageError(unknownCommandMessage(name));
   return runCommand(spec, args, load);
 }
 

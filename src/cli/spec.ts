@@ -3,6 +3,8 @@
 // for help) are built from this table. It is data only: the entry
 // (src/cli/bin.ts) reads it to choose a bundle, and the modules that run each
 // command are named in commands.ts and fast-commands.ts.
+import { closest } from '../suggest';
+import { echoInput } from '../text';
 import type { CommandSpec, OptionSpec } from './types';
 
 export type { Args, CommandModule, CommandSpec, OptionSpec, PositionalSpec } from './types';
@@ -123,4 +125,10 @@ export const COMMANDS: CommandSpec[] = [
 
 export function findCommand(name: string | undefined): CommandSpec | undefined {
   return COMMANDS.find((c) => c.name === name);
+}
+
+/** The usage error's text for a name no command has, with the command it is likely a typo of. */
+export function unknownCommandMessage(name: string): string {
+  const near = closest(name, COMMANDS.map((c) => c.name));
+  return `unknown command ${echoInput(name)}${near ? ` (did you mean ${near}?)` : ''} (see tmux-fleet --help)`;
 }

@@ -2,15 +2,14 @@
 import yargs from 'yargs';
 import type { Context } from '../context';
 import { UsageError } from '../errors';
-import { echoInput } from '../text';
-import { COMMANDS, GLOBAL_OPTIONS, findCommand, type Args } from './spec';
+import { COMMANDS, GLOBAL_OPTIONS, findCommand, unknownCommandMessage, type Args } from './spec';
 import { asksForHelp, camel, commandName } from './parse';
 
 /** yargs's own messages, said the way the fast parser says them: which command, and what. */
 export function usageMessage(msg: string, argv: readonly string[]): string {
   const name = commandName(argv);
   const spec = findCommand(name);
-  if (name !== undefined && !spec) return `unknown command ${echoInput(name)} (see tmux-fleet --help)`;
+  if (name !== undefined && !spec) return unknownCommandMessage(name);
   if (!spec) return msg;
   const missing = /^Not enough non-option arguments: got (\d+)/.exec(msg);
   const p = missing ? spec.positionals[Number(missing[1])] : undefined;

@@ -64,6 +64,8 @@ describe('usage errors: exit 2, one line on stderr naming what', () => {
   const cases: [string, string[], RegExp][] = [
     ['unknown command', ['nosuch'], /unknown command "nosuch"/],
     ['unknown command after a global flag', ['--home', '/tmp/x', 'nosuch'], /unknown command "nosuch"/],
+    ['a mistyped command gets a suggestion', ['taks'], /^tmux-fleet: unknown command "taks" \(did you mean tasks\?\) \(see tmux-fleet --help\)$/],
+    ['a mistyped command after a global flag', ['--json', 'doctr'], /^tmux-fleet: unknown command "doctr" \(did you mean doctor\?\)/],
     ['unknown option of a fast command', ['owner', 'a', '--bogus'], /--bogus/],
     ['unknown option of a yargs command', ['sweep', '--bogus'], /sweep: unknown option --bogus /],
     ['unknown option with a value (yargs path)', ['sweep', '--bogus-opt=1'], /sweep: unknown option --bogus-opt /],
