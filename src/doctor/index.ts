@@ -11,7 +11,7 @@ import { isValidSlug } from '../tasks/slug';
 import { judgeLoaded, loadForJudge } from '../ownership/owner';
 import { AncestryCache, matchPaneAgents, type PaneAgent } from '../ownership/pane-agents';
 import { bootTime, readProcStat } from '../proc';
-import { follow, parkedJob, shortSid } from '../registry/follow';
+import { follow, looksLikeUuid, parkedJob, shortSid } from '../registry/follow';
 import { renderAgent, sid8 } from '../registry/hop';
 import { liveRows, type LiveRow } from '../registry/liveness';
 import { readRegistry } from '../registry/reader';
@@ -21,7 +21,10 @@ import { sessionTarget } from '../tmux/args';
 import { Tmux, tmuxEnvSession } from '../tmux/client';
 import { paneSession } from '../tmux/pane';
 
-/** ok: ✔, fail: ✖, skip: – (not applicable; never fails the run). */
+/**
+ * ok: ✔, fail: ✖ (broken: the run exits 1), skip: – (a note: not applicable,
+ * or optional and absent, like the Claude Code hook; never fails the run).
+ */
 export type CheckState = 'ok' | 'fail' | 'skip';
 
 export interface Check {
@@ -193,7 +196,12 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
       hookInstalled = true;
       add({ id: 'hook', state: 'ok', text: `hook: SessionStart runs tmux-fleet stamp (${settings})` });
     }
-    else add({ id: 'hook', state: 'fail', text: `hook: no SessionStart hook runs tmux-fleet stamp in ${settings}`, fix: 'tmux-fleet hooks install' });
+    else
+      add({
+        id: 'hook',
+        state: 'skip',
+        text: `hook: no SessionStart hook runs tmux-fleet stamp in ${settings} (optional: without it the supervisor stamps a task's Claude Code within a second; tmux-fleet hooks install makes it instant)`,
+      });
   } catch (err) {
     add({ id: 'hook', state: 'fail', text: `hook: ${err instanceof Error ? err.message : String(err)}`, fix: `repair ${settings}, then tmux-fleet hooks install` });
   }
@@ -289,8 +297,9 @@ async function sessionChecks(
   }
   const base = stamp;
   const f = follow(rows, base);
-  if (f.chain.length === 0 && rows.length > 0) {
-    // Other rows are read, so the registry is the right one: an agent that writes none (stamped by hand) has no hop to follow.
+  if (f.chain.length === 0 && (rows.length > 0 || !looksLikeUuid(base))) {
+    // Other rows are read, so the registry is the right one; or the stamp is no Claude Code id: an agent that writes
+    // none (stamped by hand) has no hop to follow.
     add({
       id: 'attach',
       state: 'skip',

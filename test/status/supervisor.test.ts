@@ -152,7 +152,8 @@ describe('hostile ids in files the user or an agent wrote', () => {
     await server.run(['set-option', '-t', '=bystander:', '@fleet-task', 'evil']);
     await server.run(['set-option', '-t', '=bystander:', '@claude_session_id', 'bystander-0000-4000-8000-000000000002']);
     const c = await watch('bystander');
-    await seen(c, `▲ evil: owner #(touch  gone`, 'hostile owner id');
+    // An id that is no UUID is shown whole, up to 24 characters.
+    await seen(c, `▲ evil: owner ${`#(touch ${marker}`.slice(0, 23)}… gone`, 'hostile owner id');
     expect(await opt('bystander', '@fleet-owner')).toContain('##(touch');
     const tasks = await fleet(['tasks']);
     expect(tasks.stdout).toMatch(/evil\s+#\(touch\s/);
@@ -170,7 +171,7 @@ describe('hostile ids in files the user or an agent wrote', () => {
       await writeFile(join(fenv.registry, `${sleeper.pid}.json`), JSON.stringify({ pid: sleeper.pid, sessionId: '#[fg=red]#(job', kind: 'bg', status: 'busy', jobId: '#(x)' }));
       await writeFile(join(fenv.registry, `${process.pid}.json`), JSON.stringify({ pid: process.pid, sessionId: tab, kind: 'interactive', status: 'idle', parkedJobId: '#(x)' }));
       const c = await watch('hostile-hop');
-      await seen(c, '↪ #(to → #[fg', 'hostile hop');
+      await seen(c, `↪ ${tab.slice(0, 23)}… → #[fg=red]#(job`, 'hostile hop');
       await new Promise((r) => setTimeout(r, 500));
       expect(existsSync(marker)).toBe(false);
     } finally {
