@@ -8,8 +8,8 @@ import { noSuchTask, readTask } from '../tasks/store';
 import { assertSlug } from '../tasks/slug';
 import { ownerSid, type Handover, type Task } from '../tasks/schema';
 import { Tmux, type TmuxReads } from '../tmux/client';
-import { readAsker, readPaneAndAsker, readStamps, type AskerRead, type PaneRead } from '../tmux/session-marks';
-import { decide, lastHandover, livenessNeeded, paneToRead, type Decision } from './judge';
+import { readAsker, readPaneAndAsker, readStamps, type AskerRead, type NonceStamp, type PaneRead } from '../tmux/session-marks';
+import { decide, lastHandover, livenessNeeded, paneToRead, sessionCarrying, type Decision } from './judge';
 import { isValidSid } from './sid';
 
 export type AskerFrom = 'as' | 'env' | 'pane' | 'none';
@@ -58,8 +58,11 @@ export interface Judgement {
   paneRead?: PaneRead;
 }
 
-/** Liveness of one session id: the registry, else whether a tmux session carries it as its stamp. */
-export async function livenessOf(tmux: TmuxReads, env: NodeJS.ProcessEnv, sid: string, task?: Task | null): Promise<Liveness> {
+/**
+ * Liveness of one session id: the registry, else whether a tmux session carries
+ * it as its stamp. `stamps`: every session's stamp, read once by the caller.
+ */
+export async function livenessOf(env: NodeJS.ProcessEnv, sid: string, stamps: ReadonlyMap<string, NonceStamp> | null, task?: Task | null): Promise<Liveness> {
   // Imported here: most verdicts (the asker is the owner) need no liveness, and the registry's schema costs start-up time.
   const [{ readRegistry }, { sessionLiveness }] = await Promise.all([import('../registry/reader'), import('../registry/liveness')]);
   const snapshot = await readRegistry(registryDir(env));
@@ -67,7 +70,7 @@ export async function livenessOf(tmux: TmuxReads, env: NodeJS.ProcessEnv, sid: s
     task && (task.driverPid !== undefined || task.driverJobId)
       ? { sid: ownerSid(task), pid: task.driverPid, procStart: task.driverProcStart, jobId: task.driverJobId }
       : undefined;
-  return sessionLiveness(sid, snapshot, async () => (await readStamps(tmux))?.has(sid) ?? false, recorded);
+  return sessionLiveness(sid, snapshot, async () => sessionCarrying(stamps, sid) !== null, recorded);
 }
 
 /**
@@ -96,8 +99,10 @@ export async function judgeLoaded(
   const who: Asker = asker ?? { sid: '', from: 'none' };
   const base = { slug, task, taskError: taskError?.message, asker: who.sid, paneRead };
   const need = livenessNeeded(base);
-  const liveness: Liveness | null = need === null ? null : await livenessOf(tmux, ctx.env, need, task);
-  const decision = decide({ ...base, liveness: () => liveness ?? 'unknown' });
+  // A 9: one read of every session's stamp, to name the session the owner runs in (and for its liveness).
+  const stamps = need === null ? null : await readStamps(tmux);
+  const liveness: Liveness | null = need === null ? null : await livenessOf(ctx.env, need, stamps, task);
+  const decision = decide({ ...base, liveness: () => liveness ?? 'unknown', sessionOf: (sid) => sessionCarrying(stamps, sid, task?.driverPane) });
   return { slug, decision, asker: who, task, taskError, paneRead };
 }
 
@@ -128,6 +133,7 @@ export function judgementJson(j: Judgement): {
   slug: string;
   asker: string;
   owner: string | null;
+  ownerSession: string | null;
   liveness: Liveness | null;
   via: 'sid' | 'pane' | null;
   reason: string;
@@ -139,6 +145,7 @@ export function judgementJson(j: Judgement): {
     slug: j.slug,
     asker: j.asker.sid,
     owner: d.owner,
+    ownerSession: d.verdict === 9 ? (d.ownerSession ?? null) : null,
     liveness: d.liveness,
     via: d.via,
     reason: d.reason,

@@ -6,6 +6,7 @@ import { optionValue } from '../options';
 import { agentWaits, renderAgent, renderHop, type SessionHop } from '../registry/hop';
 import { sid8 } from '../registry/hop';
 import { escapeFormat } from '../tmux/args';
+import { printable } from '../text';
 
 export const STYLE_KEYS = [
   'owner',
@@ -78,13 +79,22 @@ export function ownerState(d: Decision): OwnerState {
   return d.code === 'booting' ? 'pending' : 'unknown';
 }
 
-/** Plain text of the owner segment: `owner fix-login`, `fix-login: owner 10e378ef live`, `fix-login pending`, `fix-login ?`. */
+/** The owner a 9 names: by the tmux session it runs in when one carries its stamp, `rev (f152b562)`, else `f152b562`. */
+export function ownerName(d: Decision): string {
+  const id = sid8(d.owner ?? '');
+  return d.ownerSession ? `${printable(d.ownerSession)} (${id})` : id;
+}
+
+/**
+ * Plain text of the owner segment: `owner fix-login`, `fix-login: owner rev (10e378ef) live`
+ * (`owner 10e378ef live` when no session carries the owner's stamp), `fix-login pending`, `fix-login cannot tell`.
+ */
 export function ownerText(slug: string, d: Decision): string {
   switch (ownerState(d)) {
     case 'owner':
       return `owner ${slug}`;
     case 'other':
-      return `${slug}: owner ${sid8(d.owner ?? '')} ${d.liveness ?? 'unknown'}`;
+      return `${slug}: owner ${ownerName(d)} ${d.liveness ?? 'unknown'}`;
     case 'pending':
       return `${slug} pending`;
     default:

@@ -99,11 +99,19 @@ export async function readSessionStamp(tmux: TmuxReads, session: string): Promis
   return { stamp: r.stdout.replace(/\n$/, '') };
 }
 
-/** Every stamp on the server (the "stamped" liveness fallback); null when tmux cannot be read. */
-export async function readStamps(tmux: TmuxReads): Promise<Set<string> | null> {
-  const r = await tmux.tryRun(['list-sessions', '-F', '#{@claude_session_id}']);
+/**
+ * Every session's stamp, by session name (the "stamped" liveness fallback, and
+ * the session that names an owner), in one call; null when tmux cannot be read.
+ */
+export async function readStamps(tmux: TmuxReads): Promise<Map<string, NonceStamp> | null> {
+  const r = await tmux.tryRun(['list-sessions', '-F', `#{session_name}${FIELD_SEP}#{@claude_session_id}`]);
   if (r.exitCode !== 0) return null;
-  return new Set(r.stdout.split('\n').filter((s) => s !== ''));
+  const out = new Map<string, NonceStamp>();
+  for (const line of r.stdout.split('\n')) {
+    const at = line.lastIndexOf(FIELD_SEP);
+    if (at > 0) out.set(line.slice(0, at), { nonce: '', stamp: line.slice(at + FIELD_SEP.length) });
+  }
+  return out;
 }
 
 /** What stamp reads and writes in its one call. */

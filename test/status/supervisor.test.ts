@@ -74,19 +74,24 @@ describe('status segments on an attached client', () => {
     await seen(b, '◌ booting pending', 'pending');
   });
 
-  it('names the other owner on a second session bound to the same task, then flips on a takeover', async () => {
+  it('names the other owner by its tmux session on a second session bound to the same task, then flips on a takeover', async () => {
     const owner = await sidOf('op-alpha');
     await server.newSession('intruder', ['sh', '-c', AGENT], { TMUX_FLEET_TASK: 'alpha' });
     await server.run(['set-option', '-t', '=intruder:', '@fleet-task', 'alpha']);
     const intruderSid = await sidOf('intruder');
     const c = await watch('intruder');
-    await seen(c, `▲ alpha: owner ${owner.slice(0, 8)} live`, 'other owner');
+    await seen(c, `▲ alpha: owner op-alpha (${owner.slice(0, 8)}) live`, 'other owner');
+    // prefix O's line (the owner command) names the session too.
+    const line = await fleet(['owner', 'alpha', '--as', intruderSid]);
+    expect(line.exitCode).toBe(9);
+    expect(line.stdout).toContain(`is driven by ${owner} in tmux session op-alpha (live)`);
+    expect(JSON.parse((await fleet(['owner', 'alpha', '--as', intruderSid, '--json'])).stdout)).toMatchObject({ owner, ownerSession: 'op-alpha' });
 
     const t = await fleet(['takeover', 'alpha', '--as', intruderSid, '--force']);
     expect(t.exitCode).toBe(0);
     await seen(c, '● owner alpha', 'owner after takeover');
     const a = clients[0]!;
-    await seen(a, `▲ alpha: owner ${intruderSid.slice(0, 8)} live`, 'other owner on the old Driver');
+    await seen(a, `▲ alpha: owner intruder (${intruderSid.slice(0, 8)}) live`, 'other owner on the old Driver');
   });
 
   it('shows the owner gone when its process dies and no file or session changes (the poll notices)', async () => {
