@@ -356,14 +356,13 @@ async function sessionChecks(
 const STAMP_BY_HAND = 'tmux-fleet stamp --sid <id>';
 
 /**
- * The stamp check, with a fix that fits the case: a Claude Code under the
- * panes (the supervisor stamps a task's session; the hook any session), or
- * none (another CLI agent becomes a Driver by stamping itself). Null for an
- * unstamped session with no agent and no task: nothing to check.
+ * Why a session carries no stamp, and what to do, from what runs under its
+ * panes (docs/hop.md#doctor): a Claude Code nothing stamped yet (the
+ * supervisor stamps a task's session, the hook any session), none (another
+ * CLI agent becomes a Driver by stamping itself), or the panes or the
+ * registry unreadable. `doctor` and `follow` say the same.
  */
-export function stampCheckFor(session: string, stamp: string, bound: boolean, agents: readonly PaneAgent[] | null, hookInstalled: boolean): Check | null {
-  if (stamp) return { id: 'stamp', state: 'ok', text: `stamp: ${session} runs session ${stamp}` };
-  const text = `stamp: ${session} carries no @claude_session_id`;
+export function missingStamp(session: string, bound: boolean, agents: readonly PaneAgent[] | null, hookInstalled: boolean): { cause: string; fix: string } {
   const agent = agents?.[0];
   if (agent) {
     const byHand = `run tmux-fleet stamp --sid ${agent.row.sessionId} inside ${session}`;
@@ -372,19 +371,47 @@ export function stampCheckFor(session: string, stamp: string, bound: boolean, ag
       : hookInstalled
         ? `the hook stamps at the agent's next start or /clear; now: ${byHand}`
         : `tmux-fleet hooks install (the supervisor stamps only a task's session), or ${byHand}`;
-    return { id: 'stamp', state: 'fail', text, fix };
+    return { cause: `a Claude Code (session ${agent.row.sessionId}) runs under its pane ${agent.pane}, unstamped`, fix };
   }
-  if (!bound) return null;
   if (agents === null) {
-    return { id: 'stamp', state: 'fail', text, fix: `start the agent; a Claude Code is stamped by the hook or the supervisor, any other CLI agent by ${STAMP_BY_HAND} run inside ${session}` };
+    return {
+      cause: 'its panes or the registry cannot be read',
+      fix: `start the agent; a Claude Code is stamped by the hook or the supervisor, any other CLI agent by ${STAMP_BY_HAND} run inside ${session}`,
+    };
   }
   const other = `any CLI agent that is not Claude Code becomes a Driver when ${STAMP_BY_HAND} runs inside ${session} (docs/ownership.md#the-stamp)`;
-  return {
-    id: 'stamp',
-    state: 'fail',
-    text: `${text}, and no Claude Code runs under its panes`,
-    fix: hookInstalled ? other : `tmux-fleet hooks install, then start Claude Code in ${session}; ${other}`,
-  };
+  if (!bound) {
+    const hook = hookInstalled ? 'the hook' : 'the hook (tmux-fleet hooks install)';
+    return { cause: 'no Claude Code runs under its panes', fix: `start an agent there: Claude Code is stamped by ${hook}, any other CLI agent by ${STAMP_BY_HAND} run inside ${session}` };
+  }
+  return { cause: 'no Claude Code runs under its panes', fix: hookInstalled ? other : `start Claude Code in ${session} (the supervisor stamps a task's session); ${other}` };
+}
+
+/**
+ * The stamp check, with the fix of missingStamp(). Null for an unstamped
+ * session with no agent and no task: nothing to check.
+ */
+export function stampCheckFor(session: string, stamp: string, bound: boolean, agents: readonly PaneAgent[] | null, hookInstalled: boolean): Check | null {
+  if (stamp) return { id: 'stamp', state: 'ok', text: `stamp: ${session} runs session ${stamp}` };
+  const text = `stamp: ${session} carries no @claude_session_id`;
+  const { cause, fix } = missingStamp(session, bound, agents, hookInstalled);
+  if (agents?.[0]) return { id: 'stamp', state: 'fail', text, fix };
+  if (!bound) return null;
+  if (agents === null) return { id: 'stamp', state: 'fail', text, fix };
+  return { id: 'stamp', state: 'fail', text: `${text}, and ${cause}`, fix };
+}
+
+/** Why tmux session `session` carries no stamp, read now (its task marks, its panes, the hook): one line for `follow`. */
+export async function explainMissingStamp(ctx: Context, tmux: Tmux, session: string, rows: readonly LiveRow[], registryReadable: boolean): Promise<string> {
+  const marks = await tmux.tryRun(['display-message', '-p', '-t', sessionTarget(session), '#{@fleet-task}#{@spawn_nonce}']);
+  const bound = marks.exitCode === 0 && marks.stdout.trim() !== '';
+  const panes = await tmux.sessionPanes(session).catch(() => null);
+  const agents = panes && registryReadable ? (matchPaneAgents(panes, rows, new AncestryCache()).get(session) ?? []) : null;
+  const hookInstalled = await readSettings(settingsFile(ctx.env))
+    .then((s) => findStampHooks(s.data).length > 0)
+    .catch(() => false);
+  const { cause, fix } = missingStamp(session, bound, agents, hookInstalled);
+  return `${cause}; ${fix.replace(/ \(see the supervisor check\)$/, ' (tmux-fleet doctor)')}`;
 }
 
 /**
