@@ -11,7 +11,7 @@ import { openJob, runAgentJob } from './dashboard-jobs';
 import { DashboardKeys, KEYS_HELP, type DashboardAction } from './dashboard-keys';
 import { dashboardLines, dashboardRows } from './dashboard';
 import { cell } from './table';
-import type { FleetView } from './view';
+import { assertVerdictsTellable, type FleetView } from './view';
 
 export interface DashboardOptions {
   tmux: Tmux;
@@ -31,15 +31,16 @@ const ESC = '\x1b[';
 export async function runDashboard(opts: DashboardOptions): Promise<number> {
   const { input, output } = opts;
   const load = () => readDashboardData(opts.tmux, opts.home, opts.registry);
+  const first = await load();
+  assertVerdictsTellable(first.view, opts.tmux, 'dashboard');
   if (!input.isTTY) {
-    const data = await load();
+    const data = first;
     const rows = dashboardRows(data.view, data.agents);
     const { header, lines } = dashboardLines(rows, output.columns || 80);
     output.write(`${[header, ...lines].join('\n')}\n`);
     return 0;
   }
 
-  const first = await load();
   let view: FleetView = first.view;
   let agentCount = first.agents.length;
   const keys = new DashboardKeys(dashboardRows(first.view, first.agents));
