@@ -23,6 +23,7 @@ export async function run(_args: Args, ctx: Context): Promise<number> {
       hop: t.hop && t.hop.following ? { base: t.hop.base, attached: t.hop.attached, jobId: t.hop.jobId } : null,
       agent: t.hop?.agent ? { sessionId: t.hop.agent.sessionId, status: t.hop.agent.status, waitingFor: t.hop.agent.waitingFor } : null,
       label: t.task?.label ?? null,
+      acceptance: t.task?.acceptance ?? [],
       createdAt: t.task?.createdAt ?? null,
       updatedAt: t.updatedAt,
       lastHandover: lastHandover(t.task),

@@ -68,13 +68,16 @@ export async function runDashboard(opts: DashboardOptions): Promise<number> {
     const waiting = rows.filter((r) => r.attention).length;
     const title = `tmux-fleet · ${plural(view.tasks.length, 'task')}, ${plural(view.sessions.length, 'agent session')}, ${plural(agentCount, 'other agent')}${waiting ? ` · ${waiting} waiting` : ''}${keys.filter ? ` · filter: ${keys.filter}` : ''}`;
     screen.push(`${ESC}1m${cell(title).slice(0, width - 1)}${ESC}0m`, `${ESC}2m${header}${ESC}0m`);
-    const room = Math.max(1, height - 5);
+    // The selected task's acceptance gate, on its own line above the reason (which is long, and cut at the edge).
+    const gate = !keys.confirm && !keys.filtering && !keys.message && keys.current()?.gate ? `accept: ${keys.current()?.gate}` : '';
+    const room = Math.max(1, height - 5 - (gate ? 1 : 0));
     const top = Math.max(0, Math.min(keys.selected - room + 1, rows.length - room));
     lines.slice(top, top + room).forEach((l, i) => {
       screen.push(top + i === keys.selected ? `${ESC}7m${l.padEnd(width - 1)}${ESC}0m` : l);
     });
     if (rows.length === 0) screen.push(keys.filter ? `  nothing matches ${cell(keys.filter)}` : '  no tasks and no agents');
-    while (screen.length < height - 2) screen.push('');
+    while (screen.length < height - 2 - (gate ? 1 : 0)) screen.push('');
+    if (gate) screen.push(`${ESC}2m${cell(gate).slice(0, width - 1)}${ESC}0m`);
     const bottom = keys.statusLine() || (view.tmuxError ? `tmux: ${view.tmuxError}` : '');
     screen.push(`${ESC}2m${cell(bottom).slice(0, width - 1)}${ESC}0m`);
     screen.push(`${ESC}2m${KEYS_HELP.slice(0, width - 1)}${ESC}0m`);
