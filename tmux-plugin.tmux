@@ -42,6 +42,30 @@ set_version_option() {
 	set_tmux_option @fleet-version "${version:-unknown}"
 }
 
+# Node, found once (find_node: @fleet-node, else PATH, else the usual places)
+# and recorded as TMUX_FLEET_NODE in tmux's global environment: every command
+# the plugin builds, and every run-shell and popup, runs that absolute path.
+# None found: a message naming the cause (status 1: nothing is started).
+use_node() {
+	local node wanted
+	wanted="$(fleet_option @fleet-node)"
+	if [ -n "$wanted" ]; then
+		case "$wanted" in "~/"*) wanted="$HOME/${wanted#"~/"}" ;; esac
+		if [ ! -x "$wanted" ] || [ -d "$wanted" ]; then
+			fleet_log "@fleet-node $wanted is not an executable file"
+			display_message "tmux-fleet: @fleet-node $wanted is not an executable file; set it to your node (command -v node), then reload" 10000
+			return 1
+		fi
+		node="$wanted"
+	elif ! node="$(find_node)"; then
+		fleet_log "node not found (PATH=$PATH); the helper cannot run"
+		display_message "$(node_missing_message)" 10000
+		return 1
+	fi
+	export TMUX_FLEET_NODE="$node"
+	tmux set-environment -g TMUX_FLEET_NODE "$node"
+}
+
 # @fleet-registry, when set, reaches the helper (supervisor, popups, hooks)
 # through tmux's global environment. When unset the environment is left alone.
 export_registry() {
@@ -230,13 +254,16 @@ start_helper() {
 }
 
 main() {
+	local node_found=1
 	set_version_option
+	use_node || node_found=0
 	export_registry
 	register_command_alias
 	bind_keys
 	replace_status_tokens
 	fit_status_lengths
-	start_helper
+	[ "$node_found" -eq 1 ] && start_helper
+	return 0
 }
 
 main

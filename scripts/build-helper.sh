@@ -17,6 +17,8 @@ PLUGIN_DIR="$(fleet_plugin_dir)"
 HELPER="$(fleet_helper_path)"
 LOCK="$PLUGIN_DIR/.fleet-build.lock"
 BUILD_CMD="${TMUX_FLEET_BUILD_CMD:-npm ci --no-audit --no-fund && npm run build}"
+# npm runs under the node the plugin found (npm sits beside it), PATH or not.
+case "${TMUX_FLEET_NODE-}" in /*) PATH="$(dirname "$TMUX_FLEET_NODE"):$PATH" ;; esac
 
 # Takes the lock, breaking it when the process that holds it is gone.
 take_lock() {

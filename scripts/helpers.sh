@@ -125,9 +125,45 @@ defer_message() {
 	tmux set-hook -g "$hook" "display-message -d $2 \"$text\" ; set-hook -gu $hook" 2>/dev/null || true
 }
 
-# The helper: <plugin dir>/dist/tmux-fleet.cjs, run with node.
+# Node, found once per load (docs/tmux.md#node): @fleet-node when set; else
+# $TMUX_FLEET_NODE (what a load found before: the plugin records it in tmux's
+# global environment, which every run-shell and popup inherits); else node on
+# PATH; else the usual places ($TMUX_FLEET_NODE_PLACES, colon-separated,
+# replaces them). Prints an absolute path, or nothing (status 1).
+FLEET_NODE_PLACES="/usr/local/bin/node:/usr/bin/node:/opt/homebrew/bin/node:$HOME/.volta/bin/node:$HOME/.local/bin/node:$HOME/.nix-profile/bin/node:$HOME/.asdf/shims/node:$HOME/.local/share/fnm/aliases/default/bin/node:$HOME/n/bin/node"
+
+# The newest node nvm installed (by version: v20.11.1 after v20.9.0), or nothing.
+newest_nvm_node() {
+	local dir="${NVM_DIR:-$HOME/.nvm}/versions/node" newest
+	[ -d "$dir" ] || return 1
+	newest="$(cd "$dir" && for v in v*; do [ -x "$v/bin/node" ] && printf '%s\n' "$v"; done | sort -t. -k1.2,1n -k2,2n -k3,3n | tail -n 1)"
+	[ -n "$newest" ] && printf '%s\n' "$dir/$newest/bin/node"
+}
+
+find_node() {
+	local candidate places
+	candidate="${TMUX_FLEET_NODE-}"
+	case "$candidate" in
+	/*) [ -x "$candidate" ] && [ ! -d "$candidate" ] && printf '%s\n' "$candidate" && return 0 ;;
+	esac
+	candidate="$(command -v node 2>/dev/null)"
+	case "$candidate" in /*) printf '%s\n' "$candidate" && return 0 ;; esac
+	places="${TMUX_FLEET_NODE_PLACES-$FLEET_NODE_PLACES}"
+	local IFS=:
+	for candidate in $places; do
+		[ -x "$candidate" ] && [ ! -d "$candidate" ] && printf '%s\n' "$candidate" && return 0
+	done
+	[ -z "${TMUX_FLEET_NODE_PLACES+set}" ] && newest_nvm_node
+}
+
+# The node the plugin's commands run: the one a load recorded, else node (the caller reports a missing one).
 fleet_node() {
 	printf '%s\n' "${TMUX_FLEET_NODE:-node}"
+}
+
+# What to tell the user when no node is found: the cause and the fix, one line.
+node_missing_message() {
+	printf 'tmux-fleet: node not found (not on PATH, nor in /usr/local/bin, /usr/bin, /opt/homebrew/bin, ~/.volta, ~/.nvm …); install Node.js 20 or later, or set -g @fleet-node /path/to/node, then reload\n'
 }
 
 fleet_helper_path() {
@@ -141,14 +177,15 @@ fleet_helper_command() {
 
 # Starts the supervisor of this server in the background (run-shell -b). The
 # helper refuses a second supervisor for one server with a non-zero exit;
-# that is expected on every reload, so its output goes to the log and its exit
-# status is swallowed rather than shown to the user.
+# that is expected on every reload, so its output goes to the log (each line
+# with its time, through log-lines.sh) and its exit status is swallowed rather
+# than shown to the user.
 start_supervisor() {
 	local cmd
 	cmd="$(fleet_helper_command) supervise --socket-path "
 	# run-shell expands formats: escape ours, then add the quoted socket path.
 	# umask 077: the log it may create is the user's alone (0600), like every file of the fleet home.
-	cmd="umask 077; $(format_escape "$cmd")#{q:socket_path} >>$(format_escape "$(shell_quote "$(fleet_log_file)")") 2>&1 || :"
+	cmd="umask 077; $(format_escape "$cmd")#{q:socket_path} 2>&1 | $(format_escape "$(shell_quote "$FLEET_SCRIPTS_DIR/log-lines.sh")") supervise || :"
 	(umask 077 && mkdir -p "$(fleet_home)") 2>/dev/null || true
 	tmux run-shell -b "$cmd"
 }

@@ -24,7 +24,8 @@ function helperPath(): string {
 
 export async function run(args: Args, ctx: Context): Promise<number> {
   const file = settingsFile(ctx.env);
-  const command = stampCommand(helperPath());
+  // The node running this command, by its absolute path: the hook needs no node on Claude Code's PATH.
+  const command = stampCommand(helperPath(), process.execPath);
   const action = String(args.action);
   let r;
   if (action === 'install') r = await installHook(file, command);

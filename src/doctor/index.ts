@@ -1,11 +1,11 @@
 // doctor (docs/hop.md#doctor): one check per line, each with its fix. Reads only.
-import { existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { basename } from 'node:path';
 import { checkFleetHome, registryDir, type Context } from '../context';
 import { TmuxError } from '../errors';
 import { printable } from '../text';
-import { findStampHooks, hookHelperPath, readSettings, settingsFile } from '../hooks/settings';
+import { findStampHooks, hookHelperPath, hookNodePath, readSettings, settingsFile } from '../hooks/settings';
 import { lastHandover } from '../ownership/judge';
 import { isValidSlug } from '../tasks/slug';
 import { judgeLoaded, loadForJudge } from '../ownership/owner';
@@ -158,6 +158,9 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
         fix: "add `set -g @plugin '<owner>/tmux-fleet'` to tmux.conf and press prefix I (TPM), or run tmux-plugin.tmux",
       });
 
+    const node = pluginVersion ? await nodeCheck(tmux) : null;
+    if (node) add(node);
+
     const sup = runningSupervisor(ctx.home, socketPath);
     if (sup !== null) add({ id: 'supervisor', state: 'ok', text: `supervisor: running (pid ${sup})` });
     else
@@ -165,7 +168,10 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
         id: 'supervisor',
         state: 'fail',
         text: 'supervisor: not running for this server',
-        fix: 'reload the plugin (prefix I, or tmux run-shell <plugin>/tmux-plugin.tmux), or start `tmux-fleet supervise` in the background',
+        fix:
+          node?.state === 'fail'
+            ? 'it needs node: see the node check'
+            : 'reload the plugin (prefix I, or tmux run-shell <plugin>/tmux-plugin.tmux), or start `tmux-fleet supervise` in the background',
       });
   }
 
@@ -188,10 +194,14 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
   try {
     const s = await readSettings(settings);
     const found = findStampHooks(s.data);
-    // A hook naming a helper file that is gone (an older build's path) stamps nothing.
+    // A hook naming a helper file that is gone (an older build's path) stamps nothing; one naming a node that is
+    // gone fails at every start of Claude Code.
     const missing = found.map((f) => hookHelperPath(f.command)).filter((p): p is string => p !== null && !existsSync(p));
+    const noNode = found.map((f) => hookNodePath(f.command)).filter((p): p is string => p !== null && !isExecutableFile(p));
     if (found.length > 0 && missing.length === found.length) {
       add({ id: 'hook', state: 'fail', text: `hook: SessionStart runs ${missing[0]}, which does not exist (${settings})`, fix: 'tmux-fleet hooks install' });
+    } else if (noNode.length > 0) {
+      add({ id: 'hook', state: 'fail', text: `hook: SessionStart runs node ${noNode[0]}, which does not exist (${settings})`, fix: 'tmux-fleet hooks install' });
     } else if (found.length > 0) {
       hookInstalled = true;
       add({ id: 'hook', state: 'ok', text: `hook: SessionStart runs tmux-fleet stamp (${settings})` });
@@ -218,6 +228,44 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
   }
 
   return { ok: !checks.some((c) => c.state === 'fail'), server: tmux.describeServer(), session, checks };
+}
+
+/** The oldest Node.js the helper runs on. */
+export const MIN_NODE_MAJOR = 20;
+
+function isExecutableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+const NODE_FIX = `install Node.js ${MIN_NODE_MAJOR} or later, or set -g @fleet-node /path/to/node, then reload the plugin`;
+
+/**
+ * The node the plugin found and recorded as TMUX_FLEET_NODE in the server's
+ * global environment (docs/tmux.md#node): there, and new enough (its
+ * `--version`, one process).
+ */
+async function nodeCheck(tmux: Tmux): Promise<Check> {
+  const r = await tmux.tryRun(['show-environment', '-g', 'TMUX_FLEET_NODE']);
+  const node = r.exitCode === 0 ? r.stdout.replace(/\n$/, '').replace(/^TMUX_FLEET_NODE=/, '') : '';
+  if (node === '' || node.startsWith('-')) {
+    return { id: 'node', state: 'fail', text: "node: the plugin found no node on tmux's PATH nor in the usual places", fix: NODE_FIX };
+  }
+  if (!isExecutableFile(node)) return { id: 'node', state: 'fail', text: `node: ${node}, recorded by the plugin, is not there`, fix: NODE_FIX };
+  const { execFile } = await import('node:child_process');
+  const version = await new Promise<string>((resolve) => {
+    execFile(node, ['--version'], { timeout: 5000 }, (_err, stdout) => resolve(String(stdout).trim()));
+  });
+  const major = /^v(\d+)\./.exec(version);
+  if (!major) return { id: 'node', state: 'fail', text: `node: ${node} does not run (no version)`, fix: NODE_FIX };
+  if (Number(major[1]) < MIN_NODE_MAJOR) {
+    return { id: 'node', state: 'fail', text: `node: ${node} is ${version}; the helper needs Node.js ${MIN_NODE_MAJOR} or later`, fix: NODE_FIX };
+  }
+  return { id: 'node', state: 'ok', text: `node: ${node} (${version}), found by the plugin` };
 }
 
 /** The caller's own session: the one holding $TMUX_PANE, else the one $TMUX's last field names; null outside tmux. */

@@ -18,6 +18,7 @@ beforeAll(async () => {
   fenv = await makeFleetEnv(server.name);
   // What the plugin and its supervisor leave behind.
   await server.run(['set-option', '-g', '@fleet-version', '0.1.0']);
+  await server.run(['set-environment', '-g', 'TMUX_FLEET_NODE', process.execPath]);
   await server.run(['bind-key', '-T', 'prefix', 'F', 'run-shell', `${FLEET_BIN} dashboard`]);
   const socketPath = (await server.run(['display-message', '-p', '#{socket_path}'])).trim();
   const pidFile = supervisorPidFile(fenv.home, socketPath);

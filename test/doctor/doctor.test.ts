@@ -74,6 +74,7 @@ describe('doctor', () => {
   it('on a parked session: the hop spelled out and the job socket checked, never printed in full', async () => {
     // What the plugin and the supervisor leave behind.
     await server.run(['set-option', '-g', '@fleet-version', '0.1.0']);
+    await server.run(['set-environment', '-g', 'TMUX_FLEET_NODE', process.execPath]);
     await server.run(['bind-key', '-T', 'prefix', 'F', 'run-shell', `${FLEET_BIN} dashboard`]);
     const socketPath = (await server.run(['display-message', '-p', '#{socket_path}'])).trim();
     const pidFile = supervisorPidFile(fenv.home, socketPath);
@@ -92,6 +93,7 @@ describe('doctor', () => {
     expect(r.stdout.split('\n')[0]).toBe(`✔ fleet home: ${fenv.home}`);
     expect(r.stdout.split('\n').slice(3)).toEqual([
       '✔ plugin: loaded (version 0.1.0; 1 key)',
+      `✔ node: ${process.execPath} (${process.version}), found by the plugin`,
       `✔ supervisor: running (pid ${process.pid})`,
       `✔ registry: ${fenv.registry}: 2 rows (0 malformed, 0 stale)`,
       `✔ hook: SessionStart runs tmux-fleet stamp (${join(fenv.claudeDir, 'settings.json')})`,
@@ -109,7 +111,7 @@ describe('doctor', () => {
     const report = JSON.parse(j.stdout);
     expect(report).toMatchObject({ ok: true, session: 'op-demo' });
     expect(report.checks.map((c: { id: string }) => c.id)).toEqual([
-      'fleet-home', 'tmux-version', 'server', 'plugin', 'supervisor', 'registry', 'hook', 'stamp', 'pane-agent', 'task', 'attach', 'agent', 'socket',
+      'fleet-home', 'tmux-version', 'server', 'plugin', 'node', 'supervisor', 'registry', 'hook', 'stamp', 'pane-agent', 'task', 'attach', 'agent', 'socket',
     ]);
     expect(j.stdout).not.toContain(jobSocket);
 
