@@ -242,14 +242,23 @@ fit_status_lengths() {
 }
 
 # Start the supervisor; on first load build the helper first, in the
-# background (build-helper.sh starts the supervisor when done).
+# background (build-helper.sh starts the supervisor when done). A helper built
+# from other sources than this checkout's (an update: TPM's prefix U, a git
+# pull) is rebuilt the same way, and its supervisor, which keeps the status
+# line meanwhile, is replaced by the new build's (docs/status.md#updates).
 start_helper() {
-	if [ -f "$(fleet_helper_path)" ]; then
+	if fleet_helper_current; then
 		start_supervisor
 		return 0
 	fi
-	display_message "tmux-fleet: building the helper in the background (first load); see $(fleet_log_file)"
-	fleet_log "helper missing ($(fleet_helper_path)); building it in the background"
+	if [ -f "$(fleet_helper_path)" ]; then
+		display_message "tmux-fleet: the helper was built from other sources than the plugin's (updated?); rebuilding it in the background"
+		fleet_log "helper built from $(cat "$CURRENT_DIR/dist/built-from" 2>/dev/null || echo 'unknown sources'), the plugin is $(fleet_build_inputs); rebuilding it in the background"
+		start_supervisor
+	else
+		display_message "tmux-fleet: building the helper in the background (first load); see $(fleet_log_file)"
+		fleet_log "helper missing ($(fleet_helper_path)); building it in the background"
+	fi
 	"$CURRENT_DIR/scripts/build-helper.sh" </dev/null >/dev/null 2>&1 &
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the helper (dist/tmux-fleet.cjs, and the bundles, code cache and
 # dependency files beside it that it reads, written before it) in the plugin directory, then starts
-# the supervisor. tmux-plugin.tmux runs this in the background on first load;
-# it never blocks tmux start-up. A lock directory keeps two loads from
+# the supervisor in place of any running one. tmux-plugin.tmux runs this in the
+# background on first load, and when dist/ was built from other sources than the
+# checkout's (an update); it never blocks tmux start-up. A lock directory keeps two loads from
 # building at once. Outcome: display-message, and the fleet log.
 #
 # TMUX_FLEET_BUILD_CMD overrides the build (a sh command run in the plugin
@@ -46,7 +47,7 @@ take_lock() {
 
 main() {
 	local out status
-	if [ -f "$HELPER" ]; then
+	if fleet_helper_current; then
 		return 0
 	fi
 	if ! take_lock; then
@@ -58,9 +59,11 @@ main() {
 	out="$(cd "$PLUGIN_DIR" && sh -c "$BUILD_CMD" </dev/null 2>&1)"
 	status=$?
 	if [ "$status" -eq 0 ] && [ -f "$HELPER" ]; then
-		fleet_log "build: helper built: $HELPER"
+		fleet_log "build: helper built: $HELPER ($(cat "$PLUGIN_DIR/dist/built-from" 2>/dev/null || echo 'no dist/built-from'))"
+		fleet_helper_current || fleet_log "build: dist/built-from does not match the sources ($(fleet_build_inputs)); the next load builds again"
 		display_message "tmux-fleet: helper built"
-		start_supervisor
+		# The new build's supervisor, in place of the one the old build ran (if any).
+		start_supervisor --replace
 		return 0
 	fi
 	local reason="exit $status"

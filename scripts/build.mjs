@@ -37,6 +37,14 @@ import { basename, dirname, join, relative } from 'node:path';
 const started = performance.now();
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+// What this build is made from (docs/status.md#updates): the version and a checksum
+// of the inputs, computed by the shell function the plugin compares it with on load.
+// Written to dist/built-from last, and into the bundles (doctor and the supervisor
+// say which build they are).
+const inputs = spawnSync('bash', ['-c', '. "$1" && fleet_build_inputs', 'bash', join(root, 'scripts', 'helpers.sh')], { encoding: 'utf8' });
+const builtFrom = inputs.status === 0 && inputs.stdout.trim() !== '' ? inputs.stdout.trim() : `${pkg.version} unknown`;
+if (inputs.status !== 0) console.warn(`build: cannot tell what the build is made from (${(inputs.stderr || inputs.error?.message || '').trim()}); a load will build again`);
 const outdir = join(root, 'dist');
 const outfile = join(outdir, 'tmux-fleet.cjs');
 const depsDir = join(outdir, 'deps');
@@ -133,7 +141,7 @@ const bundle = (entry, names) =>
     outExtension: { '.js': '.cjs' },
     plugins: [depsPlugin],
     supported: { 'dynamic-import': false },
-    define: { __FLEET_VERSION__: JSON.stringify(pkg.version) },
+    define: { __FLEET_VERSION__: JSON.stringify(pkg.version), __FLEET_BUILT_FROM__: JSON.stringify(builtFrom) },
   });
 const [cliBundle, fastBundle] = await Promise.all([bundle('main.ts', 'cli'), bundle('fast.ts', 'fast-[hash]')]);
 const fastFile = code(fastBundle.outputFiles)[0].path;
@@ -193,6 +201,9 @@ try {
   chmodSync(entryTmp, 0o755);
   renameSync(entryTmp, outfile);
 }
+
+// Last, once the whole build is in place: what it is made from.
+writeAtomic(join(outdir, 'built-from'), `${builtFrom}\n`, 0o644);
 
 // What earlier builds left: their fast bundles and caches, the layout before the
 // split (chunks, an ESM entry). Removed once old enough that no helper started

@@ -98,7 +98,10 @@ export const COMMANDS: CommandSpec[] = [
     name: 'supervise',
     describe: 'keep the status options of one tmux server true (started by the plugin)',
     positionals: [],
-    options: { once: { type: 'boolean', describe: 'render once and exit' } },
+    options: {
+      once: { type: 'boolean', describe: 'render once and exit' },
+      replace: { type: 'boolean', describe: "stop this server's running supervisor and take its place (a new build's)" },
+    },
   },
   {
     name: 'hooks',

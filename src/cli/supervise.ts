@@ -50,6 +50,7 @@ export async function run(args: Args, ctx: Context): Promise<number> {
     render,
     formats: supervisorFormats(),
     deaths: (pids) => liveness.anyGone(pids),
+    replace: Boolean(args.replace),
   });
   return supervisor.run(Boolean(args.once));
 }

@@ -1,7 +1,7 @@
 // doctor (docs/hop.md#doctor): one check per line, each with its fix. Reads only.
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { basename } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { checkFleetHome, registryDir, type Context } from '../context';
 import { TmuxError } from '../errors';
 import { printable } from '../text';
@@ -16,6 +16,7 @@ import { renderAgent, sid8 } from '../registry/hop';
 import { liveRows, type LiveRow } from '../registry/liveness';
 import { readRegistry } from '../registry/reader';
 import { runningSupervisor } from '../nudge';
+import { BUILT_FROM, SUPERVISOR_BUILD_OPTION } from '../build-info';
 import { statusFitChecks } from '../status/fit';
 import { sessionTarget } from '../tmux/args';
 import { Tmux, tmuxEnvSession } from '../tmux/client';
@@ -81,7 +82,7 @@ export function socketReachable(path: string, timeoutMs = 1000): Promise<{ ok: b
   });
 }
 
-const FIELDS = '#{pid}\t#{socket_path}\t#{version}\t#{@fleet-version}';
+const FIELDS = `#{pid}\t#{socket_path}\t#{version}\t#{@fleet-version}\t#{${SUPERVISOR_BUILD_OPTION}}`;
 
 /** tmux's answer when no server listens on the socket: the socket path it tried, or null for another failure. */
 export function noServerSocket(stderr: string): string | null {
@@ -128,7 +129,7 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
     .then((stdout) => ({ exitCode: 0, stdout, stderr: '' }))
     .catch((err: unknown) => ({ exitCode: 1, stdout: '', stderr: err instanceof TmuxError ? err.stderr : String(err) }));
   const lines = r.stdout.split('\n');
-  const [pid = '', socketPath = '', serverVersion = '', pluginVersion = ''] = (lines[0] ?? '').split('\t');
+  const [pid = '', socketPath = '', serverVersion = '', pluginVersion = '', supervisorBuild = ''] = (lines[0] ?? '').split('\t');
   const reachable = r.exitCode === 0 && socketPath !== '';
   const noServer = reachable ? null : noServerSocket(r.stderr);
   if (!reachable) {
@@ -160,9 +161,11 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
 
     const node = pluginVersion ? await nodeCheck(tmux) : null;
     if (node) add(node);
+    const helper = await helperCheck();
+    if (helper) add(helper);
 
     const sup = runningSupervisor(ctx.home, socketPath);
-    if (sup !== null) add({ id: 'supervisor', state: 'ok', text: `supervisor: running (pid ${sup})` });
+    if (sup !== null) add(supervisorBuildCheck(sup, supervisorBuild));
     else
       add({
         id: 'supervisor',
@@ -228,6 +231,48 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
   }
 
   return { ok: !checks.some((c) => c.state === 'fail'), server: tmux.describeServer(), session, checks };
+}
+
+/** The plugin directory of this helper (dist/..), when it is a checkout of the plugin; else null. */
+function pluginDir(): string | null {
+  const dir = dirname(__dirname);
+  return existsSync(join(dir, 'scripts', 'helpers.sh')) ? dir : null;
+}
+
+const REBUILD_FIX = (dir: string) =>
+  `reload the plugin (prefix I, or tmux run-shell ${dir}/tmux-plugin.tmux): it rebuilds the helper in the background and replaces the supervisor; or cd ${dir} && npm ci && npm run build`;
+
+/**
+ * The helper against its checkout (docs/status.md#updates): what this build
+ * was made from (BUILT_FROM) against what the checkout's sources are now, by
+ * the plugin's own shell function (one bash). Null outside a checkout, or
+ * when running from the sources.
+ */
+async function helperCheck(): Promise<Check | null> {
+  const dir = pluginDir();
+  if (dir === null || BUILT_FROM === 'unbuilt') return null;
+  const { execFile } = await import('node:child_process');
+  const checkout = await new Promise<string>((resolve) => {
+    execFile('bash', ['-c', '. "$1" && fleet_build_inputs', 'bash', join(dir, 'scripts', 'helpers.sh')], { timeout: 10_000 }, (_err, stdout) => resolve(String(stdout).trim()));
+  });
+  if (checkout === '') return { id: 'helper', state: 'skip', text: `helper: built from ${BUILT_FROM}; the sources in ${dir} could not be read to compare` };
+  if (checkout !== BUILT_FROM) {
+    return { id: 'helper', state: 'fail', text: `helper: built from other sources than the checkout in ${dir} (built: ${BUILT_FROM}; checkout: ${checkout})`, fix: REBUILD_FIX(dir) };
+  }
+  return { id: 'helper', state: 'ok', text: `helper: built from the checkout (version ${BUILT_FROM.split(' ')[0]})` };
+}
+
+/** The running supervisor's build (`<pid> <built-from>`, the option it sets at start) against this helper's. */
+export function supervisorBuildCheck(pid: number, said: string, builtFrom: string = BUILT_FROM, dir: string | null = pluginDir()): Check {
+  const at = said.indexOf(' ');
+  const saidPid = at > 0 ? Number(said.slice(0, at)) : NaN;
+  const build = at > 0 ? said.slice(at + 1) : '';
+  const fix = dir ? REBUILD_FIX(dir) : 'restart it: tmux-fleet supervise --replace, in the background';
+  if (builtFrom === 'unbuilt' || (saidPid === pid && build === builtFrom)) return { id: 'supervisor', state: 'ok', text: `supervisor: running (pid ${pid})` };
+  if (saidPid !== pid) {
+    return { id: 'supervisor', state: 'fail', text: `supervisor: running (pid ${pid}), started by an older build (it does not say which)`, fix };
+  }
+  return { id: 'supervisor', state: 'fail', text: `supervisor: running (pid ${pid}), built from other sources (${build}) than this helper (${builtFrom})`, fix };
 }
 
 /** The oldest Node.js the helper runs on. */

@@ -2,12 +2,12 @@
 // supervisor running, no Claude Code hook (it is optional), a Driver that is
 // another CLI agent (it stamps itself and writes no registry row). What is
 // optional and absent is a note (–), never a failure: exit 0.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pidFileContent, supervisorPidFile } from '../../src/nudge';
 import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
-import { FLEET_BIN } from '../helpers/paths';
+import { FLEET_BIN, ROOT } from '../helpers/paths';
 import { sq, startServer, type TestServer } from '../helpers/tmux-server';
 
 let server: TestServer;
@@ -19,6 +19,7 @@ beforeAll(async () => {
   // What the plugin and its supervisor leave behind.
   await server.run(['set-option', '-g', '@fleet-version', '0.1.0']);
   await server.run(['set-environment', '-g', 'TMUX_FLEET_NODE', process.execPath]);
+  await server.run(['set-option', '-g', '@fleet-supervisor-build', `${process.pid} ${(await readFile(join(ROOT, 'dist', 'built-from'), 'utf8')).trim()}`]);
   await server.run(['bind-key', '-T', 'prefix', 'F', 'run-shell', `${FLEET_BIN} dashboard`]);
   const socketPath = (await server.run(['display-message', '-p', '#{socket_path}'])).trim();
   const pidFile = supervisorPidFile(fenv.home, socketPath);

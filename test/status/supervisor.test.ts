@@ -3,7 +3,8 @@
 // and a takeover; hostile values shown literally; one supervisor per server.
 import { existsSync } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { supervisorPidFile } from '../../src/nudge';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -217,6 +218,36 @@ describe('one supervisor per server', () => {
       const again = await startSupervisor(other, env2);
       await waitFor(async () => (await owner()) === 'nothing-here cannot tell', 'plain owner segment');
       await again.stop();
+    } finally {
+      await other.kill();
+      await env2.cleanup();
+    }
+  });
+
+  it('--replace (a new build after an update): the running supervisor is stopped and the new one takes its place, saying which build it is', async () => {
+    const other = await startServer();
+    const env2 = await makeFleetEnv(other.name);
+    try {
+      const old = await startSupervisor(other, env2);
+      const build = async () => (await other.run(['show-options', '-gqv', '@fleet-supervisor-build'])).trim();
+      await waitFor(async () => (await build()).startsWith(`${old.pid} `), 'the old supervisor says its build');
+      const pidFile = supervisorPidFile(env2.home, old.socketPath);
+      const fresh = execa(process.execPath, [FLEET_BIN, 'supervise', '--replace', '--socket-path', old.socketPath], {
+        env: { ...process.env, TMUX: undefined, ...env2.env },
+        extendEnv: false,
+        reject: false,
+      });
+      try {
+        expect((await old.proc).exitCode).toBe(0);
+        await waitFor(async () => (await readFile(pidFile, 'utf8').catch(() => '')).startsWith(`${fresh.pid} `), 'the new supervisor holds the pid file');
+        await waitFor(async () => (await build()).startsWith(`${fresh.pid} `), 'the new supervisor says its build');
+        // `<pid> <version> <cksum of the build's inputs>`, as dist/built-from says.
+        expect(await build()).toBe(`${fresh.pid} ${(await readFile(join(FLEET_BIN, '..', 'built-from'), 'utf8')).trim()}`);
+        expect(await readFile(join(env2.home, 'log'), 'utf8')).toContain(`replaced the supervisor pid ${old.pid}`);
+      } finally {
+        fresh.kill('SIGTERM');
+        await fresh;
+      }
     } finally {
       await other.kill();
       await env2.cleanup();
