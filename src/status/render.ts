@@ -7,7 +7,7 @@ import { HopTracker, shorten } from '../registry/hop';
 import { ownerSid } from '../tasks/schema';
 import type { TmuxSnapshot } from '../tmux/snapshot';
 import { fleetAgents, fleetWaiters } from './dashboard-agents';
-import { agentSegment, attentionSegment, hopSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
+import { agentSegment, attentionSegment, hopSegment, hopShortSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
 import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
 import { CachedFleetData, computeView, type FleetData } from './view';
 
@@ -49,13 +49,16 @@ export function makeRender(
     const waiters = fleetWaiters(view, fleetAgents(view, data.rows, proof.agents));
     const attention = attentionSegment(waiters.length, styles);
     const values = new Map<string, Record<SegmentOption, string>>();
-    for (const s of snapshot.sessions) values.set(s.name, { '@fleet-owner': '', '@fleet-hop': '', '@fleet-agent': '', '@fleet-attention': attention });
+    const none = { '@fleet-owner': '', '@fleet-hop': '', '@fleet-agent': '', '@fleet-hop-short': '', '@fleet-agent-short': '' };
+    for (const s of snapshot.sessions) values.set(s.name, { ...none, '@fleet-attention': attention });
     for (const s of view.sessions) {
       values.set(s.session, {
         '@fleet-owner': s.slug && s.decision ? ownerSegment(s.slug, s.decision, styles, s.agentGone) : '',
         '@fleet-hop': hopSegment(s.hop, styles),
         '@fleet-agent': agentSegment(s.hop, styles),
         '@fleet-attention': attention,
+        '@fleet-hop-short': hopShortSegment(s.hop, styles),
+        '@fleet-agent-short': agentSegment(s.hop, styles, true),
       });
     }
     const toasts = view.events.map((e) => ({ session: e.session, text: e.text }));

@@ -70,6 +70,16 @@ export function segment(s: SegmentStyle, full: string): string {
   return style ? `#[${style}] ${body} #[default]` : body;
 }
 
+/**
+ * The short form of a segment, for a narrow client (docs/status.md#narrow-clients):
+ * its badge with the icon alone; '' when there is nothing to show, or no icon.
+ */
+export function iconOnly(s: SegmentStyle, full: string): string {
+  if (full === '' || s.icon === '') return '';
+  const style = s.style.replace(/[\]#]/g, '');
+  return style ? `#[${style}] ${escapeFormat(s.icon)} #[default]` : escapeFormat(s.icon);
+}
+
 export type OwnerState = 'owner' | 'other' | 'pending' | 'unknown';
 
 /** What the verdict means for the session it was asked for. */
@@ -112,14 +122,19 @@ export function hopSegment(hop: SessionHop | undefined, styles: Styles): string 
   return segment(styles.hop, renderHop(hop));
 }
 
+/** The hop on a narrow client: `↪` without the ids. */
+export function hopShortSegment(hop: SessionHop | undefined, styles: Styles): string {
+  return iconOnly(styles.hop, renderHop(hop));
+}
+
 /** The longest `needs` sentence the status line shows; `prefix O` and the dashboard show it whole. */
 export const AGENT_SEGMENT_MAX = 40;
 
-export function agentSegment(hop: SessionHop | undefined, styles: Styles): string {
+export function agentSegment(hop: SessionHop | undefined, styles: Styles, short = false): string {
   const text = renderAgent(hop?.agent, AGENT_SEGMENT_MAX);
   if (text === '') return '';
   const key: StyleKey = agentWaits(hop?.agent) ? 'waiting' : text === 'busy' ? 'busy' : 'idle';
-  return segment(styles[key], text);
+  return short ? iconOnly(styles[key], text) : segment(styles[key], text);
 }
 
 /** Plain text of the attention segment: `2 waiting`, '' when no agent waits. */

@@ -24,7 +24,7 @@ const T0 = Date.parse('2026-12-01T02:00:00Z');
 const live = (row: Partial<RegistryRow> & { pid: number; sessionId: string }): LiveRow => ({ row: row as RegistryRow, liveness: 'live', alive: true });
 
 function session(name: string, stamp: string, task = ''): SessionSnap {
-  return { name, created: String(T0 / 1000), attached: '0', stamp, nonce: '', task, owner: '', hop: '', agent: '', attention: '' };
+  return { name, created: String(T0 / 1000), attached: '0', stamp, nonce: '', task, owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' };
 }
 
 function fleet(rows: LiveRow[], sessions: SessionSnap[]) {
@@ -107,9 +107,9 @@ describe('the OWNER column and the status line name the same owner', () => {
     const review = view.sessions.find((s) => s.session === 'review-fix-login')!;
     const status = ownerSegment(review.slug!, review.decision!, stylesFrom({}));
     const row = dashboardRows(view, [], T0).find((r) => r.session === 'review-fix-login')!;
-    expect(status).toContain('fix-login: owner 49a6ca67 live');
+    expect(status).toContain('fix-login: owner op-fix-login (49a6ca67) live');
     expect(row.owner).toBe('49a6ca67');
-    expect(status).toContain(`owner ${row.owner} `);
+    expect(status).toContain(`(${row.owner})`);
     expect(row.verdict).toBe('9 other');
   });
 });
