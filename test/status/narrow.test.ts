@@ -39,7 +39,9 @@ afterAll(async () => {
 async function statusAt(width: number): Promise<string> {
   const c = await attachStatusClient(server, 'op-fix-login', width);
   clients.push(c);
-  return c.waitForStatus(/owner fix-login/, 15_000);
+  const line = await c.waitForStatus(/owner fix-login/, 15_000);
+  console.log(`status line at ${width} columns: ${line}`);
+  return line;
 }
 
 describe('the default layout on a real install', () => {
