@@ -7,7 +7,7 @@ import { errorMessage } from '../errors';
 import type { Tmux } from '../tmux/client';
 import { switchClient } from '../tmux/switch';
 import { readDashboardData } from './dashboard-agents';
-import { openJob, runAgentJob } from './dashboard-jobs';
+import { jobOutput, openJob, runAgentJob } from './dashboard-jobs';
 import { DashboardKeys, KEYS_HELP, type DashboardAction } from './dashboard-keys';
 import { dashboardLines, dashboardRows } from './dashboard';
 import { cell } from './table';
@@ -140,8 +140,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<number> {
         case 'logs': {
           keys.message = `reading the output of job ${a.jobId}…`;
           draw();
-          const r = await runAgentJob(opts.tmux, 'logs', a.jobId);
-          pager = { title: `job ${a.jobId}: recent output${r.exitCode === 0 ? '' : ` (exit ${r.exitCode})`}`, lines: r.lines.length ? r.lines : ['(no output)'] };
+          pager = await jobOutput(opts.tmux, opts.registry, a.jobId);
           keys.message = '';
           return false;
         }

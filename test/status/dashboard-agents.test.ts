@@ -219,5 +219,12 @@ describe('job commands', () => {
 
   it('drops escape sequences from a job output', () => {
     expect(plainLines('\x1b[31mred\x1b[0m\r\n\x1b]0;title\x07ok\n')).toEqual(['red', 'ok']);
+    // A TUI's redraw (what `claude logs` prints): cursor moves become line breaks, not one run-together line;
+    // cursor-forward a space; blank and repeated lines collapse.
+    expect(plainLines('\x1b7\x1b8\x1b[1;1H╭─ box\x1b[2;1H│ > write a haiku\x1b[3;1H\x1b[K\x1b[4;1H  esc to\x1b[1Cinterrupt\x1b[4;1H  esc to\x1b[1Cinterrupt')).toEqual([
+      '╭─ box',
+      '│ > write a haiku',
+      '  esc to interrupt',
+    ]);
   });
 });
