@@ -40,7 +40,9 @@ const NODE = process.execPath;
 
 const SOCKET = process.env.FLEET_DEMO_SOCKET || 'fleet-demo';
 const VIEW = `${SOCKET}-view`;
-const WIDTH = 100;
+// Wide enough for every segment whole: a narrower client shows the hop and the agent by
+// their icons (docs/status.md#narrow-clients).
+const WIDTH = 160;
 const JOB = 'e9e4ae8e';
 
 class DemoError extends Error {}

@@ -48,7 +48,7 @@ teardown() {
 	assert_output "9.9.9"
 	run t show-hooks -g client-session-changed
 	assert_output --partial "rebuilding it in the background"
-	wait_for 15 grep -q -- '"--replace"' "$PLUGIN/calls.log"
+	wait_for 30 grep -q -- '"--replace"' "$PLUGIN/calls.log"
 	run grep -- '"--replace"' "$PLUGIN/calls.log"
 	assert_output "[\"supervise\",\"--replace\",\"--socket-path\",\"$SOCKET_PATH\"]"
 	run cat "$TMUX_FLEET_HOME/log"

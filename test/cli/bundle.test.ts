@@ -94,7 +94,8 @@ describe('the bundle', () => {
     // Layouts of earlier builds, and fast bundles of earlier builds, may linger for a while after a rebuild (scripts/build.mjs removes them).
     const files = (await filesUnder(DIST)).filter((f) => !f.endsWith('.tmp') && !f.startsWith('chunks/') && f !== 'tmux-fleet.mjs' && !(f.startsWith('fast-') && !f.startsWith(fast)));
     const code = ['tmux-fleet.cjs', 'cli.cjs', fast, ...DEPS.map((d) => `deps/${d}.cjs`)];
-    expect(files.sort()).toEqual([...code, ...code.map((f) => `${f}.map`), `${fast}.cache`].sort());
+    // built-from: what the build was made from (docs/status.md#updates).
+    expect(files.sort()).toEqual([...code, ...code.map((f) => `${f}.map`), `${fast}.cache`, 'built-from'].sort());
 
     const text = await readFile(FLEET_BIN, 'utf8');
     expect(text.startsWith('#!/usr/bin/env node\n')).toBe(true);
