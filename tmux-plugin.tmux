@@ -254,18 +254,14 @@ fit_status_lengths() {
 }
 
 # Start the supervisor; on first load build the helper first, in the
-# background (build-helper.sh starts the supervisor when done). A helper built
-# from other sources than this checkout's (an update: TPM's prefix U, a git
-# pull) is rebuilt the same way, and its supervisor, which keeps the status
-# line meanwhile, is replaced by the new build's (docs/status.md#updates).
+# background (build-helper.sh starts the supervisor when done). Every load
+# also asks build-helper.sh, in the background, whether dist/ was built from
+# this checkout's sources (a checksum of them: tenths of a second, kept off
+# tmux's start-up): after an update (TPM's prefix U, a git pull) it rebuilds,
+# and the new build's supervisor replaces the old one, which keeps the status
+# line meanwhile (docs/status.md#updates).
 start_helper() {
-	if fleet_helper_current; then
-		start_supervisor
-		return 0
-	fi
 	if [ -f "$(fleet_helper_path)" ]; then
-		display_message "tmux-fleet: the helper was built from other sources than the plugin's (updated?); rebuilding it in the background"
-		fleet_log "helper built from $(cat "$CURRENT_DIR/dist/built-from" 2>/dev/null || echo 'unknown sources'), the plugin is $(fleet_build_inputs); rebuilding it in the background"
 		start_supervisor
 	else
 		display_message "tmux-fleet: building the helper in the background (first load); see $(fleet_log_file)"

@@ -2,8 +2,9 @@
 # Builds the helper (dist/tmux-fleet.cjs, and the bundles, code cache and
 # dependency files beside it that it reads, written before it) in the plugin directory, then starts
 # the supervisor in place of any running one. tmux-plugin.tmux runs this in the
-# background on first load, and when dist/ was built from other sources than the
-# checkout's (an update); it never blocks tmux start-up. A lock directory keeps two loads from
+# background at every load; it does nothing when dist/ was built from this
+# checkout's sources (fleet_helper_current), and builds on first load and after
+# an update. It never blocks tmux start-up. A lock directory keeps two loads from
 # building at once. Outcome: display-message, and the fleet log.
 #
 # TMUX_FLEET_BUILD_CMD overrides the build (a sh command run in the plugin
@@ -49,6 +50,10 @@ main() {
 	local out status
 	if fleet_helper_current; then
 		return 0
+	fi
+	if [ -f "$HELPER" ]; then
+		fleet_log "build: the helper was built from $(cat "$PLUGIN_DIR/dist/built-from" 2>/dev/null || echo 'unknown sources'), the plugin is $(fleet_build_inputs); rebuilding it"
+		display_message "tmux-fleet: the helper was built from other sources than the plugin's (updated?); rebuilding it in the background"
 	fi
 	if ! take_lock; then
 		fleet_log "build: another load is already building the helper in $PLUGIN_DIR"
