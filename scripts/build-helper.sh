@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the helper (dist/tmux-fleet.cjs, and the bundles, code cache and
+# Builds the helper (dist/tmux-fleet.cjs, and the bundles and
 # dependency files beside it that it reads, written before it) in the plugin directory, then starts
 # the supervisor. tmux-plugin.tmux runs this in the background on first load;
 # it never blocks tmux start-up. A lock directory keeps two loads from

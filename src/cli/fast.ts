@@ -1,12 +1,12 @@
-// The fast bundle, dist/fast-<hash>.cjs, which the entry (src/cli/bin.ts) loads
+// The fast bundle, dist/fast.cjs, which the entry (src/cli/bin.ts) loads
 // for every call: it runs the fast commands (owner, stamp, sid-of-pane) parsed
 // without yargs, and hands every other call, help and --version included, to
 // the full CLI in dist/cli.cjs (src/cli/main.ts).
 import { join } from 'node:path';
-import type { Bundle } from './load-bundle';
 import { FAST_LOADERS } from './fast-commands';
 import { fastCall, parseCommandArgs } from './parse';
 import { report, runCommand, wantsJson } from './run';
+import type { Bundle } from './types';
 
 export async function main(argv: string[]): Promise<number> {
   const spec = fastCall(argv);

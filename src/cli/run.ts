@@ -1,5 +1,5 @@
 // Running one command, and the one place errors become exit codes: shared by
-// both bundles (main.ts for dist/cli.cjs, fast.ts for dist/fast-<hash>.cjs).
+// both bundles (main.ts for dist/cli.cjs, fast.ts for dist/fast.cjs).
 import { ensureFleetHome, makeContext } from '../context';
 import { FleetError } from '../errors';
 import { printable } from '../text';

@@ -30,11 +30,16 @@ export interface CommandSpec {
   positionals: PositionalSpec[];
   options: Record<string, OptionSpec>;
   /**
-   * Run from the fast bundle (dist/fast-<hash>.cjs), parsed by the fast parser, without
+   * Run from the fast bundle (dist/fast.cjs), parsed by the fast parser, without
    * yargs: the commands hooks and agents call all day (docs/budgets.md#owner-start-up).
    * Its module is then named in fast-commands.ts, else in commands.ts.
    */
   fast?: boolean;
+}
+
+/** What a bundle exports: the entry (src/cli/bin.ts) calls the fast one's, the fast one the full CLI's. */
+export interface Bundle {
+  main(argv: string[]): Promise<number>;
 }
 
 /** Loads the module that runs a command: one `import()` each, so a bundle holds only the commands it names. */

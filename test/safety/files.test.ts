@@ -4,12 +4,12 @@
 // Every command must finish, refuse clearly, and never echo a file's content.
 // Runs as root where a second user is needed (setpriv to uid 65534).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, chown, mkdir, readdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkFleetHome, makePrivateDirs, privateDirProblem, taskDir } from '../../src/context';
-import { readRegularFile, readRegularFileBytes, UnsafeFileError } from '../../src/fs-safe';
+import { readRegularFile, UnsafeFileError } from '../../src/fs-safe';
 import { nudgeSupervisors, pidFileContent, supervisorPidFile, isOwnSupervisor } from '../../src/nudge';
 import { pidExists } from '../../src/proc';
 import { acquirePidFile } from '../../src/status/supervisor-lock';
@@ -82,32 +82,6 @@ describe('the safe reader', () => {
       expect((caught as UnsafeFileError).message).not.toContain(SECRET);
     }
     expect(readRegularFile(secret, 1024)).toBe(`${SECRET}\n`);
-  });
-});
-
-describe('the safe reader, for a file that decides what runs (ownedBy: the code cache)', () => {
-  it('reads a file of the user writable by nobody else; refuses one writable by group or others, or owned by another uid', async () => {
-    const dir = await taskDirWith('own');
-    const file = join(dir, 'mine');
-    await writeFile(file, 'bytes');
-    const uid = process.getuid!();
-    const read = (mode: number, ownedBy: number) => {
-      chmodSync(file, mode);
-      try {
-        return readRegularFileBytes(file, 1024, { ownedBy }).toString('utf8');
-      } catch (err) {
-        expect(err).toBeInstanceOf(UnsafeFileError);
-        return `${(err as UnsafeFileError).code}: ${(err as UnsafeFileError).problem}`;
-      }
-    };
-    expect(read(0o644, uid)).toBe('bytes');
-    expect(read(0o600, uid)).toBe('bytes');
-    expect(read(0o664, uid)).toBe('EPERM: is writable by group or others (not read)');
-    expect(read(0o646, uid)).toBe('EPERM: is writable by group or others (not read)');
-    expect(read(0o644, uid + 1)).toBe(`EPERM: is owned by uid ${uid}, not by uid ${uid + 1} (not read)`);
-    // Without ownedBy, as before: any regular file.
-    chmodSync(file, 0o666);
-    expect(readRegularFileBytes(file, 1024).toString('utf8')).toBe('bytes');
   });
 });
 
