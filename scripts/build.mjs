@@ -69,31 +69,9 @@ const DEPS = {
 };
 const reexport = (names, from) => (names === '*' ? `export * from '${from}';` : `export { ${names.join(', ')} } from '${from}';`);
 
-// string-width (yargs, and cliui and wrap-ansi under it) builds its emoji and
-// Unicode-property regexes when it is loaded: about 60 ms, more than all the rest
-// of yargs, and only help layout measures a string. Each import of it becomes a
-// stand-in that requires the real module at the first call; a module required in
-// a bundle is initialized then, not at load. Nothing changes but when it runs.
-const lazyStringWidth = {
-  name: 'lazy-string-width',
-  setup(b) {
-    b.onResolve({ filter: /^string-width$/ }, async (a) => {
-      if (a.pluginData?.real) return undefined;
-      const real = await b.resolve(a.path, { kind: a.kind, importer: a.importer, resolveDir: a.resolveDir, pluginData: { real: true } });
-      return real.errors.length > 0 ? { errors: real.errors } : { path: real.path, namespace: 'lazy-string-width' };
-    });
-    b.onLoad({ filter: /.*/, namespace: 'lazy-string-width' }, (a) => ({
-      contents: `let real;\nexport default function stringWidth(text, options) {\n  real ??= require(${JSON.stringify(a.path)}).default;\n  return real(text, options);\n}\n`,
-      resolveDir: dirname(a.path),
-      loader: 'js',
-    }));
-  },
-};
-
 async function bundleDep(name, { from, names }) {
   const r = await build({
     ...common,
-    plugins: [lazyStringWidth],
     stdin: { contents: reexport(names, from), resolveDir: root, sourcefile: `deps/${name}.js`, loader: 'js' },
     outfile: join(depsDir, `${name}.cjs`),
     // ESM-only packages ask for import.meta.url (yargs, for its locale files).

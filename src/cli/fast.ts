@@ -1,7 +1,7 @@
 // The fast bundle, dist/fast.cjs, which the entry (src/cli/bin.ts) loads
-// for every call: it runs the fast commands (owner, stamp, sid-of-pane) parsed
-// without yargs, and hands every other call, help and --version included, to
-// the full CLI in dist/cli.cjs (src/cli/main.ts).
+// for every call: it runs the fast commands (owner, stamp, sid-of-pane), and
+// hands every other call, help and --version included, to the full CLI in
+// dist/cli.cjs (src/cli/main.ts).
 import { join } from 'node:path';
 import { FAST_LOADERS } from './fast-commands';
 import { fastCall, parseCommandArgs } from './parse';

@@ -1,6 +1,6 @@
-// One definition of every command's arguments. Both parsing paths (the small
-// fast parser for the commands hooks call often, and yargs for the rest and
-// for help) are built from this table. It is data only: the entry
+// One definition of every command's arguments: the parser (parse.ts), the help
+// (help.ts) and the reference in docs/cli.md (scripts/cli-reference.mjs) are
+// made from this table. It is data only: the entry
 // (src/cli/bin.ts) reads it to choose a bundle, and the modules that run each
 // command are named in commands.ts and fast-commands.ts.
 import type { CommandSpec, OptionSpec } from './types';

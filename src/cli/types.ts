@@ -30,8 +30,8 @@ export interface CommandSpec {
   positionals: PositionalSpec[];
   options: Record<string, OptionSpec>;
   /**
-   * Run from the fast bundle (dist/fast.cjs), parsed by the fast parser, without
-   * yargs: the commands hooks and agents call all day (docs/budgets.md#owner-start-up).
+   * Run from the fast bundle (dist/fast.cjs), without loading the full CLI: the
+   * commands hooks and agents call all day (docs/budgets.md#owner-start-up).
    * Its module is then named in fast-commands.ts, else in commands.ts.
    */
   fast?: boolean;

@@ -111,7 +111,7 @@ build_copy() {
 	node scripts/build.mjs >/dev/null
 	node scripts/build.mjs >build.out 2>&1 &
 	local builder=$! runs=0
-	# --help goes through yargs: the helper and a dependency file, read at two moments.
+	# --help reads the entry, both bundles and a dependency file, at four moments.
 	while kill -0 "$builder" 2>/dev/null || [ "$runs" -lt 3 ]; do
 		run ./dist/tmux-fleet.cjs --help
 		assert_success

@@ -95,7 +95,7 @@ describe('the bundle', () => {
     }
     // The fast bundle holds the fast commands only.
     expect(fast).toEqual(expect.arrayContaining(['src/cli/owner.ts', 'src/cli/stamp.ts', 'src/cli/sid-of-pane.ts']));
-    expect(fast.filter((s) => /^src\/(cli\/(spawn|tasks|doctor|yargs-cli|main)|status\/)/.test(s))).toEqual([]);
+    expect(fast.filter((s) => /^src\/(cli\/(spawn|tasks|doctor|help|main)|status\/)/.test(s))).toEqual([]);
     for (const d of DEPS) expect((await sources(`deps/${d}.cjs`)).some((s) => s.startsWith(`node_modules/${d}/`)), d).toBe(true);
   });
 
@@ -106,10 +106,14 @@ describe('the bundle', () => {
   });
 
   it('a command that uses them reads them: the check above can fail', async () => {
-    // tasks goes to the full CLI, through yargs, and runs tmux through execa (and edits no settings.json: no jsonc-parser).
+    // tasks goes to the full CLI and runs tmux through execa (and edits no settings.json: no jsonc-parser; prints no help: no yargs).
     const r = await loaded(['tasks']);
     expect(r.exitCode).toBe(0);
-    expect(r.files.sort()).toEqual(['cli.cjs', 'deps/execa.cjs', 'deps/yargs.cjs', 'fast.cjs', 'tmux-fleet.cjs']);
+    expect(r.files.sort()).toEqual(['cli.cjs', 'deps/execa.cjs', 'fast.cjs', 'tmux-fleet.cjs']);
+    // Help is laid out by yargs, and runs nothing else.
+    const help = await loaded(['tasks', '--help']);
+    expect(help.exitCode).toBe(0);
+    expect(help.files.sort()).toEqual(['cli.cjs', 'deps/yargs.cjs', 'fast.cjs', 'tmux-fleet.cjs']);
   });
 
   it('owner on a decided task loads no child_process, no streams, no fs/promises, no readline', async () => {
@@ -158,7 +162,7 @@ describe('stack traces under TMUX_FLEET_DEBUG=1', () => {
 
   it.each([
     ['owner (the fast bundle)', OWNER_DECIDED, ['src/cli/fast.ts:']],
-    ['tasks (the full CLI, through yargs, from its own file)', ['tasks'], ['src/cli/yargs-cli.ts:']],
+    ['tasks (the full CLI, from its own file)', ['tasks'], ['src/cli/main.ts:']],
   ])('an internal error in %s: the stack names src/cli/run.ts at the line that threw, then where to report it', async (_what, args, alsoNamed) => {
     const r = await runFleet(args, { env: { ...fenv.env, TMUX_FLEET_DEBUG: '1', TMUX_FLEET_DEBUG_THROW: args[0]! } });
     expect(r.exitCode).toBe(1);
