@@ -8,7 +8,7 @@ import type { CommandSpec, OptionSpec } from './types';
 export type { Args, CommandModule, CommandSpec, OptionSpec, PositionalSpec } from './types';
 
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
-  home: { type: 'string', describe: 'fleet home (default $TMUX_FLEET_HOME, else $XDG_STATE_HOME/tmux-fleet)' },
+  home: { type: 'string', describe: 'fleet home (default $TMUX_FLEET_HOME, else ${XDG_STATE_HOME:-~/.local/state}/tmux-fleet)' },
   socket: { type: 'string', describe: 'tmux server socket name (-L); default $TMUX_FLEET_SOCKET' },
   'socket-path': { type: 'string', describe: 'tmux server socket path (-S); default $TMUX_FLEET_SOCKET_PATH' },
   json: { type: 'boolean', describe: 'print exactly one JSON object on stdout' },
@@ -20,6 +20,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'spawn',
     describe: 'mint or respawn the Driver of a task in its own tmux session',
+    docs: 'ownership.md#spawn',
     positionals: [{ name: 'slug', describe: 'task slug', required: true }],
     options: {
       cmd: { type: 'string', describe: 'agent command (default: option @fleet-agent-cmd, else claude)' },
@@ -38,13 +39,14 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'stamp',
     describe: "Claude Code's SessionStart hook: stamp this tmux session with the agent's session id",
+    docs: 'ownership.md#the-stamp',
     positionals: [],
     options: { sid: { type: 'string', describe: 'session id (default: session_id of the hook JSON on stdin)' } },
     fast: true,
   },
   {
     name: 'sid-of-pane',
-    describe: 'print the stamp (@claude_session_id) of a tmux session',
+    describe: 'print the stamp (@claude_session_id) of a tmux session; exit 1 when it has none or there is no such session',
     positionals: [{ name: 'name', describe: 'tmux session name', required: true }],
     options: {},
     fast: true,
@@ -52,6 +54,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'owner',
     describe: 'the judge: 0 you own the task, 9 someone else does, 5 nobody can be named yet',
+    docs: 'ownership.md#the-judge',
     positionals: [{ name: 'slug', describe: 'task slug', required: true }],
     options: { as },
     fast: true,
@@ -59,42 +62,51 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'sweep',
     describe: 'fill the owner of every pending task whose session carries its nonce and a stamp',
+    docs: 'ownership.md#sweep',
     positionals: [],
     options: {},
   },
   {
     name: 'takeover',
     describe: 'make the asker the Driver of a task (refused while the owner is live, unless --force)',
+    docs: 'ownership.md#takeover',
     positionals: [{ name: 'slug', describe: 'task slug', required: true }],
     options: { as, force: { type: 'boolean', describe: 'take over even from a live owner' } },
   },
   {
     name: 'tasks',
     describe: 'list every task: owner, verdict, liveness, hop, agent state, age',
+    docs: 'status.md#dashboard',
     positionals: [],
     options: {},
   },
   {
     name: 'follow',
     describe: "the hop chain of a session through Claude Code's registry",
-    positionals: [{ name: 'sid', describe: 'session id (default: the stamp of this tmux session)', required: false }],
-    options: { watch: { type: 'boolean', describe: 'keep following and report every change' } },
+    docs: 'hop.md#follow',
+    positionals: [
+      { name: 'sid', describe: 'a session id, a tmux session name (its stamp), or the unique start of a session id (default: the stamp of this tmux session)', required: false },
+    ],
+    options: { watch: { type: 'boolean', describe: 'follow every stamped session of the server live and print each change (with a sid: only its chain)' } },
   },
   {
     name: 'pointer',
     describe: "print the spawner-pointer line for a parent session, or nothing",
+    docs: 'worktrees-and-pointer.md#the-pointer',
     positionals: [],
     options: { parent: { type: 'string', describe: 'spawner session id' } },
   },
   {
     name: 'doctor',
     describe: 'check tmux, the plugin, the supervisor, the registry, the hook and a session',
+    docs: 'hop.md#doctor',
     positionals: [],
     options: { session: { type: 'string', describe: 'tmux session to check (default: this one)' } },
   },
   {
     name: 'supervise',
     describe: 'keep the status options of one tmux server true (started by the plugin)',
+    docs: 'status.md#the-supervisor',
     positionals: [],
     options: { once: { type: 'boolean', describe: 'render once and exit' } },
   },
@@ -106,13 +118,15 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'dashboard',
-    describe: 'all tasks and agent sessions; Enter switches to one, q quits',
+    describe: 'the popup: tasks, parked tabs, background jobs and agents outside any task, those waiting for you first; Enter switches to one, q quits',
+    docs: 'status.md#dashboard',
     positionals: [],
     options: {},
   },
   {
     name: 'attention',
     describe: 'the agents waiting for you, longest first; --jump goes to the first',
+    docs: 'status.md#attention',
     positionals: [],
     options: {
       jump: { type: 'boolean', describe: "switch to the longest-waiting agent (a job opens in a tmux window)" },

@@ -27,6 +27,8 @@ export interface CommandModule {
 export interface CommandSpec {
   name: string;
   describe: string;
+  /** Where its design is told, a docs/ page and heading ('ownership.md#spawn'): docs/cli.md links it. */
+  docs?: string;
   positionals: PositionalSpec[];
   options: Record<string, OptionSpec>;
   /**
