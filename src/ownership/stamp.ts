@@ -1,7 +1,7 @@
 // `tmux-fleet stamp`, Claude Code's SessionStart hook. It sets the stamp
 // (@claude_session_id) on the session holding $TMUX_PANE, resolves that
 // session's pending task at once (nonce proven), and keeps a Driver's task
-// across /clear when the registry proves it is the same process (issue 6).
+// across /clear when the registry proves it is the same process.
 // It never prints and never fails the agent: problems go to <home>/log.
 import type { Context } from '../context';
 import { registryDir } from '../context';

@@ -1,4 +1,5 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { renameSync, writeFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dir as tmpDir } from 'tmp-promise';
@@ -107,23 +108,32 @@ describe('render', () => {
 });
 
 describe('watchDir', () => {
-  it('reports a rename into the directory, debounced, and stops when closed', async () => {
+  it('reports a rename into the directory, debounced; not a name its filter drops, nothing once closed', async () => {
     const d = await tmpDir({ unsafeCleanup: true });
     let n = 0;
     const w = watchDir(d.path, () => n++, { intervalMs: 0, debounceMs: 30, filter: (x) => /^\d+\.json$/.test(x) });
-    await writeFile(join(d.path, '.1.json.tmp'), '{}');
-    await rename(join(d.path, '.1.json.tmp'), join(d.path, '1.json'));
-    await writeFile(join(d.path, '1.json'), '{"a":1}');
+    // A second watcher of the directory with no filter: the same events reach both in the same
+    // turn, and the same debounce ends in the same turn, so once it has reported a change, w
+    // has reported that change too if it ever will.
+    let seen = 0;
+    const control = watchDir(d.path, () => seen++, { intervalMs: 0, debounceMs: 30 });
+    const reported = async (what: string) => {
+      const before = seen;
+      await waitFor(() => seen > before, what);
+    };
+    // Written in one turn: one burst, one call.
+    writeFileSync(join(d.path, '.1.json.tmp'), '{}');
+    renameSync(join(d.path, '.1.json.tmp'), join(d.path, '1.json'));
+    writeFileSync(join(d.path, '1.json'), '{"a":1}');
     await waitFor(() => n > 0, 'a change');
-    await sleep(100);
-    expect(n).toBe(1);
     await writeFile(join(d.path, '1.key'), 'secret');
-    await sleep(100);
+    await reported('the .key file');
     expect(n).toBe(1);
     w.close();
     await writeFile(join(d.path, '2.json'), '{}');
-    await sleep(100);
+    await reported('2.json');
     expect(n).toBe(1);
+    control.close();
     await d.cleanup();
   });
 

@@ -1,6 +1,6 @@
-// Hostile files (issue 17, items 2 and 5): a FIFO, a link, a device or a huge
-// file in place of a file the helper reads; litter of killed writers; a fleet
-// home another user made or can write to; a forged supervisor pid file.
+// Hostile files: a FIFO, a link, a device or a huge file in place of a file the
+// helper reads; litter of killed writers; a fleet home another user made or can
+// write to; a forged supervisor pid file.
 // Every command must finish, refuse clearly, and never echo a file's content.
 // Runs as root where a second user is needed (setpriv to uid 65534).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -14,7 +14,7 @@ import { nudgeSupervisors, pidFileContent, supervisorPidFile, isOwnSupervisor } 
 import { pidExists } from '../../src/proc';
 import { acquirePidFile } from '../../src/status/supervisor-lock';
 import { CachedTaskLister, listTasks, removeLeftovers, updateTask } from '../../src/tasks/store';
-import { makeFleetEnv, runFleet, sleep, waitFor, type FleetEnv } from '../helpers/env';
+import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
 
 const NOBODY = 65534;
 const SID = '11111111-2222-4333-8444-555555555555';
@@ -272,29 +272,54 @@ describe('the supervisor pid file', () => {
 });
 
 describe('the supervisor nudge signals only our own supervise', () => {
-  async function forgePidFile(pid: number): Promise<void> {
-    const file = supervisorPidFile(fe.home, '/tmp/forged-socket');
+  async function forgePidFile(pid: number, socket = '/tmp/forged-socket'): Promise<void> {
+    const file = supervisorPidFile(fe.home, socket);
     await mkdir(join(file, '..'), { recursive: true, mode: 0o700 });
     await writeFile(file, pidFileContent(pid));
   }
+
+  /** The signals a nudge sends, recorded as process.kill is called (and still sent): a signal is sent during the call or never. */
+  function signalsOfNudge(): [number, string | number | undefined][] {
+    const sent: [number, string | number | undefined][] = [];
+    const kill = process.kill;
+    process.kill = ((pid: number, signal?: string | number) => {
+      sent.push([pid, signal]);
+      return kill.call(process, pid, signal);
+    }) as typeof process.kill;
+    try {
+      nudgeSupervisors(fe.home);
+    } finally {
+      process.kill = kill;
+    }
+    return sent;
+  }
+
+  /** A process of ours that /proc shows as a supervise (`supervise` among its arguments), deaf to the nudge. */
+  function lookalikeSupervisor(): ChildProcess {
+    const c = spawn(process.execPath, ['-e', "process.on('SIGUSR2', () => {}); setTimeout(() => {}, 60_000)", 'supervise'], { stdio: 'ignore' });
+    children.push(c);
+    return c;
+  }
+
+  it('a pid file naming our own supervise gets it nudged: the checks below can fail', async () => {
+    const supervisor = lookalikeSupervisor();
+    await waitFor(() => supervisor.pid !== undefined && isOwnSupervisor(supervisor.pid), 'the supervise look-alike');
+    await forgePidFile(supervisor.pid!);
+    expect(signalsOfNudge()).toEqual([[supervisor.pid, 'SIGUSR2']]);
+  });
 
   it('a pid file naming another process of ours (not supervise) does not get it signalled', async () => {
     const victim = sleeper();
     await waitFor(() => victim.pid !== undefined && pidExists(victim.pid), 'the sleeper');
     await forgePidFile(victim.pid!);
     expect(isOwnSupervisor(victim.pid!)).toBe(false);
-    nudgeSupervisors(fe.home);
-    await sleep(300);
-    expect(victim.exitCode).toBeNull();
-    expect(victim.signalCode).toBeNull();
+    expect(signalsOfNudge()).toEqual([]);
   });
 
   it.runIf(isRoot)('a pid file naming a process of another user does not get it signalled', async () => {
     const victim = sleeper(NOBODY);
     await waitFor(() => victim.pid !== undefined && pidExists(victim.pid), 'the sleeper');
     await forgePidFile(victim.pid!);
-    nudgeSupervisors(fe.home);
-    await sleep(300);
-    expect(victim.signalCode).toBeNull();
+    expect(signalsOfNudge()).toEqual([]);
   });
 });
