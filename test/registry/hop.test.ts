@@ -8,7 +8,7 @@ import { follow } from '../../src/registry/follow';
 import type { LiveRow } from '../../src/registry/liveness';
 import type { RegistryRow } from '../../src/registry/schema';
 import { watchDir } from '../../src/registry/watch';
-import { waitFor, sleep } from '../helpers/env';
+import { waitFor } from '../helpers/env';
 
 const TAB = '10e378ef-1111-4000-8000-000000000001';
 const JOB = 'e9e4ae8e-2222-4000-8000-000000000002';
@@ -142,10 +142,13 @@ describe('watchDir', () => {
     const dir = join(d.path, 'later');
     let n = 0;
     const w = watchDir(dir, () => n++, { intervalMs: 50, debounceMs: 10 });
-    await sleep(120);
     await mkdir(dir);
-    await writeFile(join(dir, '3.json'), '{}');
-    await waitFor(() => n > 0, 'the poll to see the new directory', 3000);
+    // A new file at each look: a change after whatever state the watcher first saw.
+    let i = 0;
+    await waitFor(async () => {
+      await writeFile(join(dir, `${i++}.json`), '{}');
+      return n > 0;
+    }, 'the poll to see the new directory');
     w.close();
     await d.cleanup();
   });
