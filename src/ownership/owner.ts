@@ -3,7 +3,7 @@
 // hand everything to the pure decide().
 import { registryDir, type Context } from '../context';
 import { TaskFileError, UsageError } from '../errors';
-import type { Liveness } from '../registry/liveness';
+import type { Liveness, StampFacts } from '../registry/liveness';
 import { readTask } from '../tasks/store';
 import { assertSlug } from '../tasks/slug';
 import { ownerSid, type Handover, type Task } from '../tasks/schema';
@@ -67,7 +67,16 @@ export async function livenessOf(tmux: TmuxReads, env: NodeJS.ProcessEnv, sid: s
     task && (task.driverPid !== undefined || task.driverJobId)
       ? { sid: ownerSid(task), pid: task.driverPid, procStart: task.driverProcStart, jobId: task.driverJobId }
       : undefined;
-  return sessionLiveness(sid, snapshot, async () => (await readStamps(tmux))?.has(sid) ?? false, recorded);
+  return sessionLiveness(sid, snapshot, () => stampFacts(tmux, sid), recorded);
+}
+
+/** What the server's sessions say of a session id: carried as a stamp, and the liveness of the processes recorded with it. */
+async function stampFacts(tmux: TmuxReads, sid: string): Promise<StampFacts | null> {
+  const stamps = await readStamps(tmux);
+  if (stamps === null) return null;
+  const [{ parseAgentProcess }, { processesLiveness, mostAlive }] = await Promise.all([import('../agents/agent-process'), import('../registry/liveness')]);
+  const procs = (stamps.get(sid) ?? []).map(parseAgentProcess).filter((p) => p !== null);
+  return { carried: stamps.has(sid), processes: mostAlive(await processesLiveness(procs)) };
 }
 
 /**

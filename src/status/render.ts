@@ -1,6 +1,7 @@
 // The supervisor's render step: from one tmux snapshot to the segment values
 // of every session and the hop toasts. Reads files; starts no process.
 import { PaneProofs, type PaneProof } from '../ownership/pane-agents';
+import { agentProcessLiveness, type AgentProcess } from '../agents/agent-process';
 import { jobWindowValues } from './job-windows';
 import { LivenessReader } from '../registry/liveness';
 import { HopTracker, shorten } from '../registry/hop';
@@ -32,6 +33,8 @@ export function makeRender(
   // Per session of a wake: the listing of /proc its liveness read already made, not one more each.
   const running = (pid: number) => liveness.running(pid);
   const proofs = new PaneProofs();
+  // A stamp's recorded process, from the reader's cached /proc stats (docs/budgets.md).
+  const processLiveness = (p: AgentProcess) => agentProcessLiveness(p, (pid) => liveness.stat(pid));
   /** The waits seen at the last render (null before the first): a wait not in it is new and toasts once. */
   let waits: Set<string> | null = null;
   return async (snapshot: TmuxSnapshot, hint: RenderHint): Promise<Rendered> => {
@@ -43,7 +46,7 @@ export function makeRender(
     };
     const proof = proofs.update(snapshot.sessions, snapshot.panes, data.rows, driverPidOf, running);
     onData?.(data, proof);
-    const view = computeView(snapshot, data, tracker, proof.gone);
+    const view = computeView(snapshot, data, tracker, { agentGone: proof.gone, processLiveness });
     const styles = stylesFrom(snapshot.config);
     // Attention across the fleet (docs/status.md#attention): the same value in every session.
     const waiters = fleetWaiters(view, fleetAgents(view, data.rows, proof.agents));
