@@ -100,9 +100,16 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'hooks',
-    describe: "add, remove or show the tmux-fleet SessionStart hook in Claude Code's settings.json",
+    describe: 'add, remove or show the tmux-fleet SessionStart hook of Claude Code, Codex CLI and Gemini CLI',
     positionals: [{ name: 'action', describe: 'install, uninstall or status', required: true, choices: ['install', 'uninstall', 'status'] }],
-    options: {},
+    options: {
+      agent: {
+        type: 'string',
+        array: true,
+        choices: ['claude', 'codex', 'gemini'],
+        describe: 'the agent (repeatable); default: Claude Code and every other agent whose configuration directory exists',
+      },
+    },
   },
   {
     name: 'dashboard',

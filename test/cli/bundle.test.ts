@@ -14,7 +14,7 @@ import { FLEET_BIN, ROOT } from '../helpers/paths';
 import { startServer, type TestServer } from '../helpers/tmux-server';
 
 const DIST = join(ROOT, 'dist');
-const DEPS = ['execa', 'jsonc-parser', 'yargs'];
+const DEPS = ['execa', 'jsonc-parser', 'smol-toml', 'yargs'];
 
 /** The fast bundle the entry names (fast-<hash>.cjs); a rebuild may leave older ones for a while. */
 async function fastBundleName(dist = DIST): Promise<string> {
