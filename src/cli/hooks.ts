@@ -6,26 +6,14 @@
 //   status     one line per agent; exit 0 when every one has the hook, 1 when not
 // Without --agent: Claude Code, and every other agent whose configuration
 // directory exists (docs/ownership.md#agents).
-import { realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Context } from '../context';
 import { errorMessage, FleetError, UsageError } from '../errors';
 import { isAgentKind, type AgentKind } from '../agents/kind';
-import { hookAction, hookLine, selectAgents, type AgentHookResult } from '../hooks/agents';
+import { currentHelperPath, hookAction, hookLine, selectAgents, type AgentHookResult } from '../hooks/agents';
 import { stampCommand } from '../hooks/settings';
 import type { Args } from './types';
 import { writeStdout } from './output';
 import { echoInput, printable } from '../text';
-
-/** The running helper's own file (the bundle), symlinks resolved. */
-function helperPath(): string {
-  const self = resolve(process.argv[1] ?? 'tmux-fleet');
-  try {
-    return realpathSync(self);
-  } catch {
-    return self;
-  }
-}
 
 function askedAgents(value: unknown): AgentKind[] {
   const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
@@ -36,7 +24,7 @@ function askedAgents(value: unknown): AgentKind[] {
 }
 
 export async function run(args: Args, ctx: Context): Promise<number> {
-  const command = stampCommand(helperPath());
+  const command = stampCommand(currentHelperPath());
   const action = String(args.action);
   if (action !== 'install' && action !== 'uninstall' && action !== 'status') {
     throw new UsageError(`hooks: unknown action ${echoInput(String(action))} (install, uninstall, status)`);

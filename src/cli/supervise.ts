@@ -34,7 +34,8 @@ export async function run(args: Args, ctx: Context): Promise<number> {
       stamper.apply(proof.actions);
       if (proof.recheckAt !== null) {
         if (recheck) clearTimeout(recheck);
-        recheck = setTimeout(() => supervisor?.wake(), Math.max(0, proof.recheckAt - Date.now()) + 50);
+        // The proof looks again at /proc (a stamp settled, an agent still to be proven): the last tmux snapshot serves.
+        recheck = setTimeout(() => supervisor?.recheck(), Math.max(0, proof.recheckAt - Date.now()) + 50);
         recheck.unref();
       }
     },

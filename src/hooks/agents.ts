@@ -8,8 +8,8 @@
 // key and hook, backing up first. Codex asks for its trust of a new hook
 // (codex-trust.ts): install records it, uninstall removes it, and a later
 // hook's trust moves with the hook when ours goes.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { chmod, copyFile, mkdir, stat, unlink } from '../fs-async';
 import { claudeConfigDir, codexHome, geminiDir } from '../context';
 import { readRegularFileIfExists } from '../fs-safe';
@@ -208,6 +208,16 @@ export async function hookAction(action: 'install' | 'uninstall' | 'status', age
         ? `; recorded its trust in ${configFile}${trustBackup ? ` (backup: ${trustBackup})` : ''}`
         : `; removed its trust from ${configFile}${trustBackup ? ` (backup: ${trustBackup})` : ''}`;
   return withCodex(r, { trusted, trustFile: configFile, trustBackup, daemonMode }, `${r.message}${trustSaid}${action === 'install' ? note : ''}`);
+}
+
+/** The running helper's own file (the bundle), symlinks resolved: what the hook command runs. */
+export function currentHelperPath(): string {
+  const self = resolve(process.argv[1] ?? 'tmux-fleet');
+  try {
+    return realpathSync(self);
+  } catch {
+    return self;
+  }
 }
 
 /** The one line an agent's result prints. */

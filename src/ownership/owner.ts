@@ -138,8 +138,11 @@ export function judgementJson(j: Judgement): {
   via: 'sid' | 'pane' | null;
   reason: string;
   lastHandover: Handover | null;
+  agent: string | null;
 } {
   const d = j.decision;
+  // The owner's agent, as the task recorded it from the Driver's process (docs/ownership.md#agents).
+  const recorded = j.task && d.owner !== null && d.owner === ownerSid(j.task) ? j.task.driverAgent : undefined;
   return {
     verdict: d.verdict,
     slug: j.slug,
@@ -149,5 +152,6 @@ export function judgementJson(j: Judgement): {
     via: d.via,
     reason: d.reason,
     lastHandover: lastHandover(j.task),
+    agent: recorded === 'claude' || recorded === 'codex' || recorded === 'gemini' ? recorded : null,
   };
 }

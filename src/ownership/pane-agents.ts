@@ -5,6 +5,7 @@
 // `tmux` field is never used to decide: a renamed session or a stale field
 // would name the wrong pane.
 import { readProcStat } from '../proc';
+import { parseAgentProcess } from '../agents/agent-process';
 import type { AgentKind } from '../agents/kind';
 import type { LiveRow } from '../registry/liveness';
 import { timeMs } from '../registry/time';
@@ -212,6 +213,8 @@ interface SessionMarks {
   stamp: string;
   nonce: string;
   task: string;
+  /** The agent process the stamp recorded (@fleet-stamp-agent). */
+  agentProc?: string;
 }
 
 /**
@@ -259,7 +262,7 @@ export class PaneProofs {
       }
       const holder = under.find((a) => a.row.sessionId === s.stamp);
       if (holder) memo.pid = holder.row.pid;
-      const knownPid = memo.pid ?? (s.task ? driverPidOf(s.task, s.stamp) : null);
+      const knownPid = memo.pid ?? (s.stamp !== '' ? (parseAgentProcess(s.agentProc ?? '')?.pid ?? null) : null) ?? (s.task ? driverPidOf(s.task, s.stamp) : null);
       const action = stampActionFor(
         { session: s.name, stamp: s.stamp, bound: s.nonce !== '' || s.task !== '', stampSeenAt: memo.at, earlier: memo.earlier, now },
         under,

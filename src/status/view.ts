@@ -5,7 +5,7 @@
 import { judgeFromSnapshot, type Decision } from '../ownership/judge';
 import { LivenessReader, liveRows, mostAlive, recordedLiveness, type Liveness, type LiveRow, type RecordedProcess } from '../registry/liveness';
 import { agentProcessLiveness, parseAgentProcess, type AgentProcess } from '../agents/agent-process';
-import type { AgentKind } from '../agents/kind';
+import { isAgentKind, type AgentKind } from '../agents/kind';
 import { CachedRegistryReader, readRegistry, type RegistrySnapshot } from '../registry/reader';
 import { HopTracker, type HopEvent, type SessionHop } from '../registry/hop';
 import { errorMessage } from '../errors';
@@ -91,6 +91,10 @@ export interface SessionView {
   attached: boolean;
   /** The stamped agent is gone from the session's panes (docs/ownership.md#the-stamp-without-the-hook). */
   agentGone: boolean;
+  /** The session's agent, as its process shows it (the stamp's recorded process, else the one under its panes); null when none is known. */
+  agent: AgentKind | null;
+  /** Why the agent under the panes cannot be tied to the session (Codex's daemon mode), or null. */
+  unprovable: string | null;
 }
 
 export interface TaskView {
@@ -105,6 +109,8 @@ export interface TaskView {
   session: string | null;
   hop: SessionHop | undefined;
   updatedAt: string | null;
+  /** The Driver's agent: as the task recorded it from its process, else as its session's shows it; null when not known. */
+  agent: AgentKind | null;
 }
 
 export interface FleetView {
@@ -147,10 +153,17 @@ export interface SessionProof {
   agentGone: ReadonlySet<string>;
   /** Sessions whose agent cannot be tied to them, with why (Codex's app-server daemon). */
   unprovable?: ReadonlyMap<string, string>;
-  /** The agent kind under each session's panes, as the process shows it. */
-  kinds?: ReadonlyMap<string, AgentKind>;
+  /** The agent under each session's panes, as its process shows it. */
+  kinds?: ReadonlyMap<string, { kind: AgentKind }>;
   /** How a recorded process's liveness is read (the supervisor's cached reader). */
   processLiveness?: (p: AgentProcess) => Liveness;
+}
+
+/** A session's agent: the kind its stamp recorded, else the nearest agent the proof found under its panes. */
+function agentKindOf(s: Pick<SessionSnap, 'name' | 'agentProc'>, kinds?: ReadonlyMap<string, { kind: AgentKind }>): AgentKind | null {
+  const recorded = s.agentProc ? parseAgentProcess(s.agentProc) : null;
+  if (recorded && recorded.kind !== 'other') return recorded.kind;
+  return kinds?.get(s.name)?.kind ?? null;
 }
 
 export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker: HopTracker, proof: SessionProof = { agentGone: new Set() }): FleetView {
@@ -198,6 +211,8 @@ export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker:
       created: Number(s.created) || 0,
       attached: s.attached !== '' && s.attached !== '0',
       agentGone: agentGone.has(s.name),
+      agent: agentKindOf(s, proof.kinds),
+      unprovable: proof.unprovable?.get(s.name) ?? null,
     });
   }
 
@@ -219,6 +234,7 @@ export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker:
       session,
       hop: session ? update.sessions.get(session) : undefined,
       updatedAt: task?.updatedAt ?? null,
+      agent: isAgentKind(task?.driverAgent) ? task.driverAgent : (sessions.find((s) => s.session === session)?.agent ?? null),
     };
   });
   return {
