@@ -25,6 +25,8 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const LOCK_RE = /\/thread-writer-locks\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.lock$/;
 /** How long a Codex TUI may run without a thread lock before its daemon is taken to hold its threads. */
 export const CODEX_DAEMON_GRACE_MS = 10_000;
+/** How long a process that is no agent is looked at again (it may exec one). */
+const YOUNG_MS = 30_000;
 /** Processes walked under one pane, at most. */
 const MAX_DESCENDANTS = 512;
 
@@ -162,6 +164,8 @@ function uptimeMs(): number | null {
 export interface PaneProcess {
   session: string;
   pid: string;
+  /** The session carries a stamp: a young process under an unstamped one may still become its agent. */
+  stamped?: boolean;
 }
 
 /** What discovery found under the panes of one wake. */
@@ -184,10 +188,18 @@ export class AgentDiscovery {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  private classify(pid: number, start: number): Classified {
+  /**
+   * What a process is, looked at once. A process that is no agent yet may
+   * still become one: between fork and exec it is a copy of its parent (the
+   * node that starts Codex's binary or Gemini's child), with the same pid and
+   * start time. So a young process is looked at again until it is
+   * YOUNG_MS old.
+   */
+  private classify(pid: number, start: number, up: number | null): Classified {
     const key = `${pid}:${start}`;
     let c = this.kinds.get(key);
-    if (c === undefined) {
+    const young = up === null || up - (start / CLOCK_TICKS) * 1000 < YOUNG_MS;
+    if (c === undefined || (c.kind === null && young)) {
       const look = lookAt(pid);
       const id = identifyAgent(look);
       const env = id ? (look.env() ?? new Map<string, string>()) : new Map<string, string>();
@@ -239,7 +251,9 @@ export class AgentDiscovery {
       for (let i = 0; i < queue.length && queue.length < MAX_DESCENDANTS; i++) queue.push(...(children.get(queue[i] as number) ?? []));
       for (const pid of queue) {
         const entry = this.table.get(pid) as ProcEntry;
-        const c = this.classify(pid, entry.start);
+        const c = this.classify(pid, entry.start, up);
+        // A process that may still exec an agent, under a pane whose agent is not proven yet: look again soon.
+        if (c.kind === null && !pane.stamped && (up === null || up - (entry.start / CLOCK_TICKS) * 1000 < YOUNG_MS)) out.recheck = true;
         if (c.kind === null || c.daemon) continue;
         if (!out.kinds.has(pane.session)) out.kinds.set(pane.session, { kind: c.kind, pid });
         const row = this.proofRow(pane.session, pid, entry.start, c, registryPids, now, up, out);

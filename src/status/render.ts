@@ -54,9 +54,9 @@ export function makeRender(
       return task && ownerSid(task) === stamp && task.driverPid !== undefined ? task.driverPid : null;
     };
     // Agents that write no registry row here (Codex CLI, Gemini CLI, a Claude Code of another home), under the panes that matter.
-    const watched = new Set(snapshot.sessions.filter((s) => s.stamp !== '' || s.task !== '' || s.nonce !== '').map((s) => s.name));
+    const watched = new Map(snapshot.sessions.filter((s) => s.stamp !== '' || s.task !== '' || s.nonce !== '').map((s) => [s.name, s.stamp !== '']));
     const found = discovery.discover(
-      snapshot.panes.filter((p) => watched.has(p.session)),
+      snapshot.panes.filter((p) => watched.has(p.session)).map((p) => ({ session: p.session, pid: p.pid, stamped: watched.get(p.session) })),
       new Set(data.rows.filter((r) => r.liveness !== 'gone').map((r) => r.row.pid)),
     );
     const proof = proofs.update(snapshot.sessions, snapshot.panes, [...data.rows, ...found.rows], driverPidOf, running);
