@@ -256,8 +256,13 @@ export function readFdTargets(pid: number): string[] | null {
   return out;
 }
 
-/** The inodes on which a process holds an flock (/proc/locks), as `major:minor:inode` text; null without /proc. */
-export function flockedInodes(pid: number): Set<string> | null {
+/**
+ * The inodes an flock is held on (/proc/locks), as `major:minor:inode` text;
+ * null without /proc. Not by pid: /proc/locks names the process that took the
+ * lock, while the lock belongs to the open file, which the process that took
+ * it may have handed on (flock(1), a fork before an exec).
+ */
+export function flockedInodes(): Set<string> | null {
   let text: string;
   try {
     text = readFileSync('/proc/locks', 'utf8');
@@ -267,8 +272,8 @@ export function flockedInodes(pid: number): Set<string> | null {
   const out = new Set<string>();
   for (const line of text.split('\n')) {
     // "3: FLOCK  ADVISORY  WRITE 15313 fe:00:2156553 0 EOF"
-    const m = /^\d+:\s+FLOCK\s+\S+\s+\S+\s+(\d+)\s+([0-9a-f]+:[0-9a-f]+:\d+)\s/.exec(line);
-    if (m && Number(m[1]) === pid) out.add(m[2] as string);
+    const m = /^\d+:\s+FLOCK\s+\S+\s+\S+\s+\d+\s+([0-9a-f]+:[0-9a-f]+:\d+)\s/.exec(line);
+    if (m) out.add(m[1] as string);
   }
   return out;
 }

@@ -51,11 +51,11 @@ function uuidTime(sid: string): number | null {
   return sid[14] === '7' ? parseInt(sid.slice(0, 8) + sid.slice(9, 13), 16) : null;
 }
 
-/** The sessions whose thread lock a Codex process holds (an flock on the file), newest first. */
+/** The sessions whose thread lock a Codex process holds (the lock file open, an flock on it), newest first. */
 export function codexThreadLocks(pid: number): string[] {
   const targets = readFdTargets(pid);
   if (targets === null) return [];
-  const held = flockedInodes(pid);
+  const held = flockedInodes();
   const found: { sid: string; at: number; held: boolean }[] = [];
   for (const target of targets) {
     const m = LOCK_RE.exec(target);
