@@ -418,14 +418,19 @@ export function stampCheckFor(session: string, stamp: string, bound: boolean, ag
   }
   if (!bound) return null;
   if (agents === null) {
-    return { id: 'stamp', state: 'fail', text, fix: `start the agent; a Claude Code is stamped by the hook or the supervisor, any other CLI agent by ${STAMP_BY_HAND} run inside ${session}` };
+    return {
+      id: 'stamp',
+      state: 'fail',
+      text,
+      fix: `start the agent; Claude Code, Codex CLI and Gemini CLI are stamped by their hook or the supervisor, any other CLI agent by ${STAMP_BY_HAND} run inside ${session}`,
+    };
   }
-  const other = `any CLI agent that is not Claude Code becomes a Driver when ${STAMP_BY_HAND} runs inside ${session} (docs/ownership.md#the-stamp)`;
+  const other = `any other CLI agent becomes a Driver when ${STAMP_BY_HAND} runs inside ${session} (docs/ownership.md#the-stamp)`;
   return {
     id: 'stamp',
     state: 'fail',
-    text: `${text}, and no Claude Code runs under its panes`,
-    fix: hookInstalled ? other : `tmux-fleet hooks install, then start Claude Code in ${session}; ${other}`,
+    text: `${text}, and no Claude Code, Codex CLI or Gemini CLI runs under its panes`,
+    fix: hookInstalled ? other : `tmux-fleet hooks install, then start the agent in ${session}; ${other}`,
   };
 }
 

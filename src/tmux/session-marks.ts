@@ -5,10 +5,12 @@
 import { FIELD_SEP, sessionTarget } from './args';
 import type { Tmux, TmuxReads } from './client';
 
-/** What one session carries: the spawn nonce and the stamp. */
+/** What one session carries: the spawn nonce and the stamp (and, where it was read, the stamp's agent process). */
 export interface NonceStamp {
   nonce: string;
   stamp: string;
+  /** @fleet-stamp-agent, when read. */
+  agent?: string;
 }
 
 /** The judge's read of driverPane: nonce and stamp together, or the tmux failure. */
@@ -86,9 +88,9 @@ export async function readAsker(tmux: TmuxReads, pane: string): Promise<AskerRea
 
 /** Every session's name, nonce and stamp in one `list-sessions` call. */
 export async function readSessionMarks(tmux: Tmux): Promise<Map<string, NonceStamp>> {
-  const rows = await tmux.listSessions({ name: '#{session_name}', nonce: '#{@spawn_nonce}', stamp: '#{@claude_session_id}' });
+  const rows = await tmux.listSessions({ name: '#{session_name}', nonce: '#{@spawn_nonce}', stamp: '#{@claude_session_id}', agent: `#{${STAMP_AGENT_OPTION}}` });
   const out = new Map<string, NonceStamp>();
-  for (const r of rows) out.set(r.name, { nonce: r.nonce, stamp: r.stamp });
+  for (const r of rows) out.set(r.name, { nonce: r.nonce, stamp: r.stamp, agent: r.agent });
   return out;
 }
 
