@@ -256,7 +256,7 @@ export class AgentDiscovery {
         if (c.kind === null && !pane.stamped && (up === null || up - (entry.start / CLOCK_TICKS) * 1000 < YOUNG_MS)) out.recheck = true;
         if (c.kind === null || c.daemon) continue;
         if (!out.kinds.has(pane.session)) out.kinds.set(pane.session, { kind: c.kind, pid });
-        const row = this.proofRow(pane.session, pid, entry.start, c, registryPids, now, up, out);
+        const row = this.proofRow(pane, pid, entry.start, c, registryPids, now, up, out);
         if (row) out.rows.push(row);
       }
     }
@@ -264,7 +264,7 @@ export class AgentDiscovery {
   }
 
   private proofRow(
-    session: string,
+    pane: PaneProcess,
     pid: number,
     start: number,
     c: Classified,
@@ -294,7 +294,7 @@ export class AgentDiscovery {
       const age = up === null ? 0 : up - (start / CLOCK_TICKS) * 1000;
       if (daemon !== null && age >= CODEX_DAEMON_GRACE_MS) {
         out.unprovable.set(
-          session,
+          pane.session,
           `Codex CLI (pid ${pid}) runs its threads in its app-server daemon (pid ${daemon}): no pane can be tied to a thread in that mode; set [features] daemon_auto_start = false in ${join(home as string, 'config.toml')} (or run codex --no-daemon), then restart it`,
         );
       }
@@ -307,7 +307,8 @@ export class AgentDiscovery {
       const key = `${pid}:${start}:${sid}`;
       if (!this.chatFound.has(key)) {
         if (!geminiChats(dir).some((f) => f.sid === sid)) {
-          out.recheck = true;
+          // Written at start: looked for again while the session waits for its stamp.
+          if (!pane.stamped) out.recheck = true;
           return null;
         }
         this.chatFound.add(key);

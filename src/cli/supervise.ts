@@ -27,8 +27,8 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   const render = makeRender(
     ctx.home,
     registryDir(ctx.env),
-    (data, proof) => {
-      if (data.pidsExist) supervisor?.watchPids(data.pidsExist);
+    (data, proof, stampPids) => {
+      if (data.pidsExist) supervisor?.watchPids(new Map([...data.pidsExist, ...stampPids.map((pid) => [pid, true] as const)]));
       // Not awaited: a task write or a stamp never holds up the status line; each brings its own wake.
       void recorder.record(data.tasks, data.rows);
       stamper.apply(proof.actions);

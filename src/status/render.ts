@@ -1,7 +1,7 @@
 // The supervisor's render step: from one tmux snapshot to the segment values
 // of every session and the hop toasts. Reads files; starts no process.
 import { PaneProofs, type PaneProof } from '../ownership/pane-agents';
-import { agentProcessLiveness, type AgentProcess } from '../agents/agent-process';
+import { agentProcessLiveness, parseAgentProcess, type AgentProcess } from '../agents/agent-process';
 import { AgentDiscovery } from '../agents/discover';
 import { jobWindowValues } from './job-windows';
 import { LivenessReader } from '../registry/liveness';
@@ -33,7 +33,7 @@ export function supervisorFormats(): Record<string, string> {
 export function makeRender(
   home: string,
   registry: string,
-  onData?: (data: FleetData, proof: PaneProof) => void,
+  onData?: (data: FleetData, proof: PaneProof, stampPids: number[]) => void,
   liveness: LivenessReader = new LivenessReader(),
 ): Render {
   const tracker = new HopTracker();
@@ -64,7 +64,13 @@ export function makeRender(
       const at = Date.now() + DISCOVERY_RECHECK_MS;
       proof.recheckAt = proof.recheckAt === null ? at : Math.min(proof.recheckAt, at);
     }
-    onData?.(data, proof);
+    // The processes the stamps recorded: a death there changes a liveness without touching a file.
+    const stampPids = snapshot.sessions.flatMap((s) => {
+      const p = s.stamp !== '' && s.agentProc ? parseAgentProcess(s.agentProc) : null;
+      // Only those that run now: the poll wakes when one of them stops.
+      return p && running(p.pid) ? [p.pid] : [];
+    });
+    onData?.(data, proof, stampPids);
     const view = computeView(snapshot, data, tracker, { agentGone: proof.gone, unprovable: found.unprovable, kinds: found.kinds, processLiveness });
     const styles = stylesFrom(snapshot.config);
     // Attention across the fleet (docs/status.md#attention): the same value in every session.
