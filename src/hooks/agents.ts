@@ -121,6 +121,20 @@ export function trustEditFor(hooksFile: string, before: Json, after: Json, trust
   return edit;
 }
 
+/**
+ * hooks.json as Codex names it in its trust keys: under $CODEX_HOME with its
+ * symlinks resolved (Codex 0.171.0 canonicalizes $CODEX_HOME), under ~/.codex
+ * as it stands (that one it does not).
+ */
+export function codexTrustPath(env: NodeJS.ProcessEnv, hooksFile: string): string {
+  if (!env.CODEX_HOME) return hooksFile;
+  try {
+    return join(realpathSync(env.CODEX_HOME), 'hooks.json');
+  } catch {
+    return hooksFile;
+  }
+}
+
 async function readCodexConfig(file: string): Promise<CodexConfig> {
   return parseCodexConfig(file, readRegularFileIfExists(file, 4 * 1024 * 1024));
 }
@@ -174,13 +188,14 @@ export async function hookAction(action: 'install' | 'uninstall' | 'status', age
 
   // Codex: hooks.json, then the trust config.toml records for it. Both are read (and checked) before either is written.
   const configFile = join(target.dir, 'config.toml');
+  const keyFile = codexTrustPath(env, target.file);
   const config = await readCodexConfig(configFile);
   const before = (await readSettings(target.file)).data;
   const daemonMode = daemonAutoStart(config.data);
   const note = daemonMode ? `; note: ${DAEMON_NOTE(configFile)}` : '';
   if (action === 'status') {
     const r = await hookStatus(target.file, command);
-    const trusted = allTrusted(target.file, before, config);
+    const trusted = allTrusted(keyFile, before, config);
     const trust = trusted === null ? '' : trusted ? `, trusted in ${configFile}` : `, but ${configFile} does not trust it as it is (Codex will ask to review it): tmux-fleet hooks install --agent codex records the trust`;
     return withCodex(r, { trusted, trustFile: configFile, daemonMode, installed: r.installed && trusted !== false }, `${r.message}${trust}${note}`);
   }
@@ -189,7 +204,7 @@ export async function hookAction(action: 'install' | 'uninstall' | 'status', age
   let trustBackup: string | null;
   try {
     const after = (await readSettings(target.file)).data;
-    text = await editCodexTrust(configFile, config, trustEditFor(target.file, before, after, action === 'install'));
+    text = await editCodexTrust(configFile, config, trustEditFor(keyFile, before, after, action === 'install'));
     trustBackup = await writeConfig(configFile, config, text);
   } catch (err) {
     // hooks.json goes back as it was: a hook Codex does not trust would stop its start-up at a review screen.
@@ -198,7 +213,7 @@ export async function hookAction(action: 'install' | 'uninstall' | 'status', age
     throw err;
   }
   const after = (await readSettings(target.file)).data;
-  const trusted = action === 'install' ? allTrusted(target.file, after, await readCodexConfig(configFile)) : null;
+  const trusted = action === 'install' ? allTrusted(keyFile, after, await readCodexConfig(configFile)) : null;
   const trustSaid =
     text === config.text
       ? action === 'install'

@@ -1,6 +1,6 @@
 // tmux-fleet hooks for Codex CLI and Gemini CLI: their own files, every other
 // key and hook kept, Codex's trust recorded in its config.toml and removed again.
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { codexHookHash, codexTrustKey } from '../../src/hooks/codex-trust';
@@ -119,6 +119,15 @@ describe('hooks for Codex CLI', () => {
     expect((await hooks('uninstall', ['--agent', 'codex'])).exitCode).toBe(0);
     expect(JSON.parse(await read(hooksFile)).hooks.SessionStart).toEqual([{ hooks: [USER_HOOK] }]);
     expect(await read(configFile)).toBe(`[features]\ndaemon_auto_start = false\n\n[hooks.state."${codexTrustKey(hooksFile, 0, 0)}"]\ntrusted_hash = "${userHash}"\nenabled = true\n`);
+  });
+
+  it('under a $CODEX_HOME that is a symlink, the trust key names the real path (Codex 0.171.0 resolves $CODEX_HOME, not ~/.codex)', async () => {
+    const real = join(fx.root, 'dotfiles', 'codex');
+    await mkdir(real, { recursive: true });
+    await symlink(real, codex);
+    expect((await hooks('install', ['--agent', 'codex'])).exitCode).toBe(0);
+    expect(await read(join(real, 'config.toml'))).toContain(`[hooks.state."${codexTrustKey(join(real, 'hooks.json'), 0, 0)}"]`);
+    expect((await hooks('status', ['--agent', 'codex'])).stdout).toMatch(/trusted in /);
   });
 
   it('a config.toml that does not parse is refused: one line, nothing changed in either file', async () => {
