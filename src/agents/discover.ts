@@ -320,7 +320,11 @@ export class AgentDiscovery {
       const dir = claudeDirOf(c.env);
       if (!dir) return null;
       const file = join(dir, 'sessions', `${pid}.json`);
-      if (!existsSync(file)) return null;
+      if (!existsSync(file)) {
+        // Claude Code may write its row a moment after it starts: looked for again while the session waits for its stamp.
+        if (!pane.stamped) out.recheck = true;
+        return null;
+      }
       try {
         const parsed = RegistryRowSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
         if (!parsed.success || parsed.data.pid !== pid || !isValidSid(parsed.data.sessionId)) return null;

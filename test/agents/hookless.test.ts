@@ -91,5 +91,35 @@ describe('Gemini CLI without its hook', () => {
     expect((await w.fleet(['stamp', '--sid', cleared], { env: { TMUX_PANE: pane } })).exitCode).toBe(0);
     await new Promise((res) => setTimeout(res, 5000));
     expect(await opt('op-gm', '@claude_session_id')).toBe(cleared);
+    expect((await w.fleet(['doctor', '--session', 'op-gm'])).stdout).toMatch(/✔ agent: Gemini CLI \(pid \d+\), started with --session-id 11111111/);
+
+    // A chat newer than the one it started with, and not the stamp: an in-app /clear or /resume the hook did not follow. Doctor says so.
+    const other = '4a4a4a4a-5cc6-49e3-963d-e4a3493ba68c';
+    await writeFile(join(chats, `session-2026-12-01T16-00-${other.slice(0, 8)}.jsonl`), `${JSON.stringify({ sessionId: other })}\n`);
+    const doctor = await w.fleet(['doctor', '--session', 'op-gm']);
+    expect(doctor.stdout).toMatch(/✖ agent: Gemini CLI \(pid \d+\) started as 11111111, but the newest chat of .* is 4a4a4a4a: it may have switched sessions in the app/);
+    expect(doctor.stdout).toMatch(/fix: tmux-fleet hooks install --agent gemini/);
+  });
+});
+
+describe('a Claude Code of another home', () => {
+  it("is proven by the row it writes in its own home's registry, read from its environment", async () => {
+    const other = join(w.fe.root, 'second-claude-home');
+    await mkdir(join(other, 'sessions'), { recursive: true });
+    const claude = join(w.fe.root, 'bin', 'claude');
+    await mkdir(join(w.fe.root, 'bin'), { recursive: true });
+    await copyFile('/bin/sleep', claude);
+    const r = await w.fleet(['spawn', 'c2', '--cmd', `env CLAUDE_CONFIG_DIR=${sq(other)} ${sq(claude)} 600`]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const pid = Number(await waitFor(async () => ((await w.display('op-c2', '#{pane_current_command}')) === 'claude' ? w.display('op-c2', '#{pane_pid}') : ''), 'the stand-in claude'));
+    const sid = 'c2c2c2c2-0000-4000-8000-000000000002';
+    // The row comes late, after every wake the spawn caused: the supervisor looks again by itself while the session waits.
+    await new Promise((res) => setTimeout(res, 3000));
+    expect(await opt('op-c2', '@claude_session_id')).toBe('');
+    // Claude Code's row, in its own home (not the supervisor's registry).
+    const start = (await import('node:fs')).readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19];
+    await writeFile(join(other, 'sessions', `${pid}.json`), JSON.stringify({ pid, sessionId: sid, kind: 'interactive', procStart: start }));
+    expect(await waitFor(() => opt('op-c2', '@claude_session_id'), 'the stamp by the row of the other home', 20_000)).toBe(sid);
+    expect((await opt('op-c2', '@fleet-stamp-agent')).split(' ').slice(0, 2)).toEqual(['claude', String(pid)]);
   });
 });
