@@ -6,6 +6,7 @@
 //   dist/deps/execa.cjs        execa, required the first time a command imports it
 //   dist/deps/yargs.cjs        yargs, likewise (help only)
 //   dist/deps/jsonc-parser.cjs jsonc-parser (hooks install/uninstall), likewise
+//   dist/deps/smol-toml.cjs    smol-toml (Codex's config.toml: hooks, doctor), likewise
 //   *.map                      a source map beside each, for stack traces under TMUX_FLEET_DEBUG=1
 //
 // Why it is shaped this way (measured, bench/results.md):
@@ -66,6 +67,7 @@ const DEPS = {
   yargs: { specifiers: /^yargs$/, from: 'yargs', names: ['default'] },
   // Its ESM build: the default entry is UMD, whose require() calls esbuild cannot follow.
   'jsonc-parser': { specifiers: /^jsonc-parser(\/.*)?$/, from: 'jsonc-parser/lib/esm/main.js', names: '*' },
+  'smol-toml': { specifiers: /^smol-toml$/, from: 'smol-toml', names: ['parse'] },
 };
 const reexport = (names, from) => (names === '*' ? `export * from '${from}';` : `export { ${names.join(', ')} } from '${from}';`);
 

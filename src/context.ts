@@ -129,6 +129,16 @@ export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.CLAUDE_CONFIG_DIR || join(userHome(env), '.claude');
 }
 
+/** Codex CLI's home: $CODEX_HOME, else ~/.codex. */
+export function codexHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CODEX_HOME || join(userHome(env), '.codex');
+}
+
+/** Gemini CLI's directory: .gemini under $GEMINI_CLI_HOME, else under the home (as Gemini CLI 0.61.0 derives it). */
+export function geminiDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.GEMINI_CLI_HOME || userHome(env), '.gemini');
+}
+
 /**
  * Claude Code's session registry. TMUX_FLEET_REGISTRY wins; the plugin exports the
  * option @fleet-registry into tmux's global environment under that name, so

@@ -112,9 +112,18 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'hooks',
-    describe: "add, remove or show the tmux-fleet SessionStart hook in Claude Code's settings.json",
+    describe:
+      "add, remove or show the tmux-fleet SessionStart hook of Claude Code, Codex CLI (with the trust its config.toml records) and Gemini CLI: every other key and hook kept, backed up first, idempotent, one line per agent",
+    docs: 'ownership.md#agents',
     positionals: [{ name: 'action', describe: 'install, uninstall or status', required: true, choices: ['install', 'uninstall', 'status'] }],
-    options: {},
+    options: {
+      agent: {
+        type: 'string',
+        array: true,
+        choices: ['claude', 'codex', 'gemini'],
+        describe: 'the agent (repeatable); default: Claude Code and every other agent whose configuration directory exists',
+      },
+    },
   },
   {
     name: 'dashboard',

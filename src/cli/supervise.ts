@@ -27,14 +27,15 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   const render = makeRender(
     ctx.home,
     registryDir(ctx.env),
-    (data, proof) => {
-      if (data.pidsExist) supervisor?.watchPids(data.pidsExist);
+    (data, proof, stampPids) => {
+      if (data.pidsExist) supervisor?.watchPids(new Map([...data.pidsExist, ...stampPids.map((pid) => [pid, true] as const)]));
       // Not awaited: a task write or a stamp never holds up the status line; each brings its own wake.
       void recorder.record(data.tasks, data.rows);
       stamper.apply(proof.actions);
       if (proof.recheckAt !== null) {
         if (recheck) clearTimeout(recheck);
-        recheck = setTimeout(() => supervisor?.wake(), Math.max(0, proof.recheckAt - Date.now()) + 50);
+        // The proof looks again at /proc (a stamp settled, an agent still to be proven): the last tmux snapshot serves.
+        recheck = setTimeout(() => supervisor?.recheck(), Math.max(0, proof.recheckAt - Date.now()) + 50);
         recheck.unref();
       }
     },

@@ -24,6 +24,7 @@ export async function run(_args: Args, ctx: Context): Promise<number> {
       liveness: t.decision.liveness,
       hop: t.hop && t.hop.following ? { base: t.hop.base, attached: t.hop.attached, jobId: t.hop.jobId } : null,
       agent: t.hop?.agent ? { sessionId: t.hop.agent.sessionId, status: t.hop.agent.status, waitingFor: t.hop.agent.waitingFor } : null,
+      agentKind: t.agent,
       label: t.task?.label ?? null,
       createdAt: t.task?.createdAt ?? null,
       updatedAt: t.updatedAt,

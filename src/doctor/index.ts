@@ -5,7 +5,10 @@ import { basename } from 'node:path';
 import { checkFleetHome, registryDir, type Context } from '../context';
 import { TmuxError } from '../errors';
 import { printable } from '../text';
-import { findStampHooks, hookHelperPath, readSettings, settingsFile } from '../hooks/settings';
+import { findStampHooks, hookHelperPath, readSettings, settingsFile, stampCommand } from '../hooks/settings';
+import { currentHelperPath, hookAction, selectAgents } from '../hooks/agents';
+import { AgentDiscovery, codexThreadLocks, geminiChats, geminiDirOf, geminiSessionArg, type Discovery } from '../agents/discover';
+import { AGENT_NAMES, lookAt } from '../agents/kind';
 import { lastHandover } from '../ownership/judge';
 import { isValidSlug } from '../tasks/slug';
 import { judgeLoaded, loadForJudge } from '../ownership/owner';
@@ -198,6 +201,18 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
     add({ id: 'hook', state: 'fail', text: `hook: ${err instanceof Error ? err.message : String(err)}`, fix: `repair ${settings}, then tmux-fleet hooks install` });
   }
 
+  // The other agents' hooks, for each whose directory exists (docs/ownership.md#agents).
+  for (const agent of selectAgents([], ctx.env).filter((a) => a !== 'claude')) {
+    try {
+      const r = await hookAction('status', agent, stampCommand(currentHelperPath()), ctx.env);
+      if (r.installed && r.daemonMode) add({ id: `hook-${agent}`, state: 'fail', text: `hook (${agent}): ${r.message.split('; note: ')[0]}`, fix: r.message.split('; note: ')[1] });
+      else if (r.installed) add({ id: `hook-${agent}`, state: 'ok', text: `hook (${agent}): ${r.message}` });
+      else add({ id: `hook-${agent}`, state: 'fail', text: `hook (${agent}): ${r.message.split('; note: ')[0]}`, fix: `tmux-fleet hooks install --agent ${agent}` });
+    } catch (err) {
+      add({ id: `hook-${agent}`, state: 'fail', text: `hook (${agent}): ${err instanceof Error ? err.message : String(err)}`, fix: `repair the file, then tmux-fleet hooks install --agent ${agent}` });
+    }
+  }
+
   // The session: --session, else the one holding $TMUX_PANE, else the one $TMUX names (a popup has no pane).
   let session: string | null = opts.session ?? null;
   if (session === null && reachable) session = await ownSession(tmux, ctx.env);
@@ -244,11 +259,16 @@ async function sessionChecks(
 
   // The agents the kernel proves under the session's panes (docs/ownership.md#the-stamp-without-the-hook).
   const panes = await tmux.sessionPanes(session).catch(() => null);
-  const agents = panes && registryReadable ? (matchPaneAgents(panes, rows, new AncestryCache()).get(session) ?? []) : null;
+  // With the agents that write no registry row here (Codex CLI, Gemini CLI, a Claude Code of another home).
+  const found = panes ? new AgentDiscovery().discover(panes.map((p) => ({ session, pid: p.pid })), new Set(rows.filter((r) => r.liveness !== 'gone').map((r) => r.row.pid))) : null;
+  const proofRows = [...rows, ...(found?.rows ?? [])];
+  const agents = panes && registryReadable ? (matchPaneAgents(panes, proofRows, new AncestryCache()).get(session) ?? []) : null;
   const bound = task !== '' || nonce !== '';
   const stampCheck = stampCheckFor(session, stamp, bound, agents, setup.hookInstalled);
   if (stampCheck) add(stampCheck);
-  add(paneProofCheck(session, stamp, bound, agents, rows));
+  add(paneProofCheck(session, stamp, bound, agents, proofRows));
+  const kindCheck = agentKindCheck(session, stamp, found);
+  if (kindCheck) add(kindCheck);
 
   if (!task) add({ id: 'task', state: 'skip', text: `task: ${session} was not spawned for a task` });
   else if (!isValidSlug(task)) {
@@ -344,6 +364,37 @@ async function sessionChecks(
     });
 }
 
+/**
+ * Which agent runs under the session's panes and how it is proven; why it
+ * cannot be (Codex's daemon mode); and, for Gemini CLI, a chat newer than the
+ * id it was started with: an in-app /clear or /resume that only the hook
+ * follows. Null when no agent is found there.
+ */
+export function agentKindCheck(session: string, stamp: string, found: Discovery | null): Check | null {
+  const unprovable = found?.unprovable.get(session);
+  if (unprovable) return { id: 'agent-kind', state: 'fail', text: `agent: cannot be proven for ${session}`, fix: unprovable };
+  const nearest = found?.kinds.get(session);
+  if (!nearest) return null;
+  const name = AGENT_NAMES[nearest.kind];
+  if (nearest.kind === 'gemini') {
+    const look = lookAt(nearest.pid);
+    const started = geminiSessionArg(look.argv ?? []);
+    const dir = geminiDirOf(look.env() ?? new Map());
+    const newest = dir ? geminiChats(dir)[0] : undefined;
+    if (started && newest && newest.sid !== started && newest.sid !== stamp) {
+      return {
+        id: 'agent-kind',
+        state: 'fail',
+        text: `agent: ${name} (pid ${nearest.pid}) started as ${sid8(started)}, but the newest chat of ${dir} is ${sid8(newest.sid)}: it may have switched sessions in the app (/clear or /resume), which only its hook follows`,
+        fix: 'tmux-fleet hooks install --agent gemini (then /clear once in that session, or restart it)',
+      };
+    }
+    return { id: 'agent-kind', state: 'ok', text: `agent: ${name} (pid ${nearest.pid})${started ? `, started with --session-id ${sid8(started)}` : ''}` };
+  }
+  const lock = nearest.kind === 'codex' ? codexThreadLocks(nearest.pid)[0] : undefined;
+  return { id: 'agent-kind', state: 'ok', text: `agent: ${name} (pid ${nearest.pid})${lock ? `, holding the thread lock of ${sid8(lock)}` : ''}` };
+}
+
 const STAMP_BY_HAND = 'tmux-fleet stamp --sid <id>';
 
 /**
@@ -367,14 +418,19 @@ export function stampCheckFor(session: string, stamp: string, bound: boolean, ag
   }
   if (!bound) return null;
   if (agents === null) {
-    return { id: 'stamp', state: 'fail', text, fix: `start the agent; a Claude Code is stamped by the hook or the supervisor, any other CLI agent by ${STAMP_BY_HAND} run inside ${session}` };
+    return {
+      id: 'stamp',
+      state: 'fail',
+      text,
+      fix: `start the agent; Claude Code, Codex CLI and Gemini CLI are stamped by their hook or the supervisor, any other CLI agent by ${STAMP_BY_HAND} run inside ${session}`,
+    };
   }
-  const other = `any CLI agent that is not Claude Code becomes a Driver when ${STAMP_BY_HAND} runs inside ${session} (docs/ownership.md#the-stamp)`;
+  const other = `any other CLI agent becomes a Driver when ${STAMP_BY_HAND} runs inside ${session} (docs/ownership.md#the-stamp)`;
   return {
     id: 'stamp',
     state: 'fail',
-    text: `${text}, and no Claude Code runs under its panes`,
-    fix: hookInstalled ? other : `tmux-fleet hooks install, then start Claude Code in ${session}; ${other}`,
+    text: `${text}, and no Claude Code, Codex CLI or Gemini CLI runs under its panes`,
+    fix: hookInstalled ? other : `tmux-fleet hooks install, then start the agent in ${session}; ${other}`,
   };
 }
 

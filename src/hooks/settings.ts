@@ -227,10 +227,17 @@ function removeHooks(jsonc: Jsonc, text: string, data: Json, remove: FoundHook[]
   return out;
 }
 
-function addHook(jsonc: Jsonc, read: SettingsRead, command: string): string {
-  // No matcher: SessionStart fires on startup, resume, clear and compact, and
-  // the session id changes on /clear, so every source must stamp.
-  const group = { hooks: [{ type: 'command', command }] };
+/**
+ * Claude Code's hook group. No matcher: SessionStart fires on startup, resume,
+ * clear and compact, and the session id changes on /clear, so every source
+ * must stamp. Other agents' files take the same shape with their own fields
+ * (src/hooks/agents.ts).
+ */
+export function claudeHookGroup(command: string): Json {
+  return { hooks: [{ type: 'command', command }] };
+}
+
+function addHook(jsonc: Jsonc, read: SettingsRead, group: Json): string {
   if (read.text.trim() === '') return `${JSON.stringify({ hooks: { [HOOK_EVENT]: [group] } }, null, 2)}\n`;
   const hooks = read.data.hooks;
   // Each insertion names the whole value it adds (jsonc-parser would otherwise wrap it in the missing parents).
@@ -313,8 +320,12 @@ function result(
   };
 }
 
-/** Adds our hook once; an older stamp hook (another helper path) is pointed at this helper; duplicates go. */
-export async function installHook(file: string, command: string): Promise<HookResult> {
+/**
+ * Adds our hook once; an older stamp hook (another helper path) is pointed at
+ * this helper; duplicates go. `group`: the hook group as the agent's file
+ * takes it (default: Claude Code's).
+ */
+export async function installHook(file: string, command: string, group: Json = claudeHookGroup(command)): Promise<HookResult> {
   const read = await readSettings(file);
   const found = findStampHooks(read.data);
   const exact = found.find((f) => f.command === command);
@@ -326,7 +337,7 @@ export async function installHook(file: string, command: string): Promise<HookRe
   let change: HookChange;
   let what: string;
   if (found.length === 0) {
-    text = addHook(jsonc, read, command);
+    text = addHook(jsonc, read, group);
     change = 'added';
     what = `added the SessionStart hook \`${command}\``;
   } else {

@@ -3,7 +3,7 @@
 // hand everything to the pure decide().
 import { registryDir, type Context } from '../context';
 import { TaskFileError, UsageError } from '../errors';
-import type { Liveness } from '../registry/liveness';
+import type { Liveness, StampFacts } from '../registry/liveness';
 import { readTask } from '../tasks/store';
 import { assertSlug } from '../tasks/slug';
 import { ownerSid, type Handover, type Task } from '../tasks/schema';
@@ -67,7 +67,16 @@ export async function livenessOf(tmux: TmuxReads, env: NodeJS.ProcessEnv, sid: s
     task && (task.driverPid !== undefined || task.driverJobId)
       ? { sid: ownerSid(task), pid: task.driverPid, procStart: task.driverProcStart, jobId: task.driverJobId }
       : undefined;
-  return sessionLiveness(sid, snapshot, async () => (await readStamps(tmux))?.has(sid) ?? false, recorded);
+  return sessionLiveness(sid, snapshot, () => stampFacts(tmux, sid), recorded);
+}
+
+/** What the server's sessions say of a session id: carried as a stamp, and the liveness of the processes recorded with it. */
+async function stampFacts(tmux: TmuxReads, sid: string): Promise<StampFacts | null> {
+  const stamps = await readStamps(tmux);
+  if (stamps === null) return null;
+  const [{ parseAgentProcess }, { processesLiveness, mostAlive }] = await Promise.all([import('../agents/agent-process'), import('../registry/liveness')]);
+  const procs = (stamps.get(sid) ?? []).map(parseAgentProcess).filter((p) => p !== null);
+  return { carried: stamps.has(sid), processes: mostAlive(await processesLiveness(procs)) };
 }
 
 /**
@@ -129,8 +138,11 @@ export function judgementJson(j: Judgement): {
   via: 'sid' | 'pane' | null;
   reason: string;
   lastHandover: Handover | null;
+  agent: string | null;
 } {
   const d = j.decision;
+  // The owner's agent, as the task recorded it from the Driver's process (docs/ownership.md#agents).
+  const recorded = j.task && d.owner !== null && d.owner === ownerSid(j.task) ? j.task.driverAgent : undefined;
   return {
     verdict: d.verdict,
     slug: j.slug,
@@ -140,5 +152,6 @@ export function judgementJson(j: Judgement): {
     via: d.via,
     reason: d.reason,
     lastHandover: lastHandover(j.task),
+    agent: recorded === 'claude' || recorded === 'codex' || recorded === 'gemini' ? recorded : null,
   };
 }

@@ -8,7 +8,9 @@
 // (new-session with a placeholder, set @spawn_nonce and @fleet-task, respawn-pane
 // with the agent); then ONE locked task write. Each later failure undoes the
 // earlier steps.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { agentOfCommand, launchArgs } from '../agents/command';
+import type { AgentKind } from '../agents/kind';
 import { chmod, mkdir, rmdir, stat, unlink, writeFile } from '../fs-async';
 import { formatBytes, readRegularFileBytes, readUserFile, UnsafeFileError } from '../fs-safe';
 import { echoInput } from '../text';
@@ -57,6 +59,8 @@ export interface SpawnResult {
   session: string;
   /** tmux's id of the new session ($N). */
   sessionId: string;
+  /** The agent the command runs, told from the file it runs (null: another agent). */
+  agent: AgentKind | null;
   spawnNonce: string;
   cwd: string;
   command: string;
@@ -84,9 +88,11 @@ export function newNonce(): string {
  * so its text is never parsed by a shell and never passes through tmux, whose
  * client refuses command lines over 16 KiB.
  */
-export function agentArgv(command: string, extraArgs: readonly string[], promptFile: string | null): string[] {
+export function agentArgv(command: string, extraArgs: readonly string[], promptFile: string | null, promptFlag: string | null = null): string[] {
   if (promptFile === null) return ['/bin/sh', '-c', `exec ${command} "$@"`, AGENT_ARGV0, ...extraArgs];
-  const script = `f=$1; shift; p=$(cat -- "$f" && printf .) || exit 1; exec ${command} "$@" "\${p%.}"`;
+  // The flag is one of ours (launchArgs), never data: it may stand in the script.
+  const flag = promptFlag !== null && /^-[A-Za-z-]+$/.test(promptFlag) ? `${promptFlag} ` : '';
+  const script = `f=$1; shift; p=$(cat -- "$f" && printf .) || exit 1; exec ${command} "$@" ${flag}"\${p%.}"`;
   return ['/bin/sh', '-c', script, AGENT_ARGV0, promptFile, ...extraArgs];
 }
 
@@ -219,6 +225,7 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
       cwd = previous.worktree; // a respawn goes back to the task's own worktree
     }
     cwd ??= process.cwd();
+    const agent = agentOfCommand(command, env, cwd);
     const badCwd = startDirectoryProblem(cwd);
     if (badCwd) throw new UsageError(`spawn: the agent's directory ${JSON.stringify(cwd)} ${badCwd}`);
 
@@ -256,8 +263,10 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
     const nonce = newNonce();
     const paneEnv: Record<string, string> = { TMUX_FLEET_TASK: slug, TMUX_FLEET_HOME: ctx.home };
     if (env.TMUX_FLEET_REGISTRY) paneEnv.TMUX_FLEET_REGISTRY = env.TMUX_FLEET_REGISTRY;
-    if (env.CLAUDE_CONFIG_DIR) paneEnv.CLAUDE_CONFIG_DIR = env.CLAUDE_CONFIG_DIR;
-    const argv = agentArgv(command, resumeSid ? ['--resume', resumeSid] : [], promptFile);
+    // Each agent's home, as the spawner has it: the child must see the same registry, hooks and sessions.
+    for (const name of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME'] as const) if (env[name]) paneEnv[name] = env[name] as string;
+    const launch = launchArgs(agent, { resume: resumeSid, newSessionId: randomUUID });
+    const argv = agentArgv(command, launch.args, promptFile, launch.promptFlag);
     const created = await createSpawnSession(tmux, { session, nonce, slug, cwd: escapeFormat(cwd), env: paneEnv, argv });
     if (created.sessionId) {
       const id = created.sessionId;
@@ -321,6 +330,7 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
       slug,
       session,
       sessionId: created.sessionId as string,
+      agent,
       spawnNonce: nonce,
       cwd,
       command,

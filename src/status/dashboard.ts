@@ -7,7 +7,7 @@ import { agentWaits, renderAgent, renderHop, sid8 } from '../registry/hop';
 import { timeMs } from '../registry/time';
 import type { FleetAgent } from './dashboard-agents';
 import { ownerState } from './segments';
-import { age, cell } from './table';
+import { age, agentCell, cell } from './table';
 import type { FleetView } from './view';
 
 export type RowKind = 'task' | 'session' | 'parked' | 'job' | 'agent';
@@ -92,7 +92,7 @@ export function dashboardRows(view: FleetView, agents: readonly FleetAgent[] = [
     owner: t.error ? 'invalid' : t.owner ? sid8(t.owner) : 'pending',
     verdict: `${t.decision.verdict} ${WORD[ownerState(t.decision)]}`,
     hop: renderHop(t.hop),
-    agent: cell(renderAgent(t.hop?.agent)),
+    agent: cell(agentCell(t.hop, t.agent)),
     age: age(t.task?.createdAt, now),
     dir: dirLabel(t.task?.worktree ?? t.task?.cwd, home),
     slug: t.slug,
@@ -115,7 +115,7 @@ export function dashboardRows(view: FleetView, agents: readonly FleetAgent[] = [
       owner: owner ? sid8(owner) : s.slug ? 'pending' : '-',
       verdict: s.decision ? `${s.decision.verdict} ${WORD[ownerState(s.decision)]}` : '-',
       hop: renderHop(s.hop),
-      agent: cell(renderAgent(s.hop?.agent)),
+      agent: cell(agentCell(s.hop, s.agent)),
       age: s.created ? age(new Date(s.created * 1000).toISOString(), now) : '-',
       dir: '-',
       slug: s.slug,

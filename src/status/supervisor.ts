@@ -113,6 +113,10 @@ export class Supervisor {
   wake(): void {
     this.schedule(true);
   }
+  /** Asks for a wake that reuses the last tmux snapshot (the pane proof looks again at /proc; nothing in tmux changed). */
+  recheck(): void {
+    this.schedule(false);
+  }
   private onStop = () => this.stop(0, 'stopped by signal');
 
   private alivePids: number[] = [];

@@ -3,6 +3,7 @@ import { renderAgent, renderHop, sid8 } from '../registry/hop';
 import { ownerState } from './segments';
 import { clip, printable } from '../text';
 import type { FleetView, SessionView, TaskView } from './view';
+import type { AgentKind } from '../agents/kind';
 
 /** 42s, 5m, 3h, 2d. */
 export function age(iso: string | null | undefined, now: number = Date.now()): string {
@@ -25,6 +26,15 @@ export const CELL_MAX = 60;
 
 const VERDICT_WORD = { owner: 'owner', other: 'other', pending: 'pending', unknown: 'cannot tell' } as const;
 
+/**
+ * What a row shows of its agent: Claude Code's state from its registry row;
+ * for an agent that writes no state (Codex CLI, Gemini CLI), which agent it
+ * is, as its process shows it, and nothing guessed.
+ */
+export function agentCell(hop: TaskView['hop'], agent: AgentKind | null): string {
+  return renderAgent(hop?.agent) || (agent === 'codex' || agent === 'gemini' ? agent : '');
+}
+
 export interface TaskRow {
   slug: string;
   owner: string;
@@ -45,7 +55,7 @@ export function taskRow(t: TaskView, now: number = Date.now()): TaskRow {
     live: d.liveness ?? '-',
     session: cell(t.session ?? '-'),
     hop: renderHop(t.hop) || '-',
-    agent: cell(renderAgent(t.hop?.agent)) || '-',
+    agent: cell(agentCell(t.hop, t.agent)) || '-',
     age: age(t.task?.createdAt, now),
   };
 }
@@ -67,7 +77,7 @@ export function sessionRow(s: SessionView, now: number = Date.now()): SessionRow
     task: cell(s.slug ?? '-'),
     verdict: s.decision ? `${s.decision.verdict} ${VERDICT_WORD[ownerState(s.decision)]}` : '-',
     hop: renderHop(s.hop) || '-',
-    agent: cell(renderAgent(s.hop?.agent)) || '-',
+    agent: cell(agentCell(s.hop, s.agent)) || '-',
     age: s.created ? age(new Date(s.created * 1000).toISOString(), now) : '-',
   };
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run test:claude`: the real-agent tier. Fetches the pinned Claude Code
-// versions into the cache (test/claude/install.mjs), runs the tier's vitest
+// versions (test/claude/install.mjs) and the pinned Codex CLI and Gemini CLI
+// (test/agents-real/install.mjs) into the cache, runs the tier's vitest
 // config, prints a plain summary line (`claude tier: N passed, N failed`) and
 // checks that no process of the tier's throw-away HOMEs is left.
 // Without the package: outside CI one line and exit 0; with CI=true, exit 1.
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLAUDE_VERSIONS, claudeCacheDir, installClaude } from './install.mjs';
+import { OTHER_AGENTS, agentsCacheDir, installAgent } from '../agents-real/install.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const ci = process.env.CI === 'true';
@@ -35,12 +37,30 @@ for (const version of CLAUDE_VERSIONS) {
   }
 }
 
+const agentsCache = agentsCacheDir();
+for (const a of OTHER_AGENTS) {
+  const t0 = Date.now();
+  try {
+    const binary = await installAgent(a, agentsCache);
+    console.log(`claude tier: ${a.name} ${a.version} at ${binary} (${seconds(Date.now() - t0)})`);
+  } catch (err) {
+    const why = String(err instanceof Error ? err.message : err).split('\n')[0];
+    if (ci) {
+      console.log(`claude tier: cannot fetch ${a.name} ${a.version} (${why}); failing under CI`);
+      console.log('claude tier: 0 passed, 1 failed');
+      process.exit(1);
+    }
+    console.log(`claude tier: skipped, ${a.name} ${a.version} cannot be fetched from the npm registry (${why})`);
+    process.exit(0);
+  }
+}
+
 // Every throw-away HOME of the tier lives under this directory, so what is left can be found.
 const homesRoot = await mkdtemp(join(tmpdir(), 'fleet-claude-'));
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
 const child = spawn(process.execPath, [vitest, 'run', '--config', 'vitest.claude.config.ts', ...process.argv.slice(2)], {
   cwd: root,
-  env: { ...process.env, TMUX_FLEET_CLAUDE_CACHE: cacheDir, TMUX_FLEET_CLAUDE_HOMES: homesRoot },
+  env: { ...process.env, TMUX_FLEET_CLAUDE_CACHE: cacheDir, TMUX_FLEET_AGENTS_CACHE: agentsCache, TMUX_FLEET_CLAUDE_HOMES: homesRoot },
   stdio: ['inherit', 'pipe', 'pipe'],
 });
 let output = '';

@@ -12,7 +12,7 @@ import { FLEET_BIN, ROOT } from '../helpers/paths';
 import { startServer, type TestServer } from '../helpers/tmux-server';
 
 const DIST = join(ROOT, 'dist');
-const DEPS = ['execa', 'jsonc-parser', 'yargs'];
+const DEPS = ['execa', 'jsonc-parser', 'smol-toml', 'yargs'];
 
 let fenv: FleetEnv;
 let server: TestServer;

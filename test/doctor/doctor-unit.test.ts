@@ -49,7 +49,7 @@ describe('the stamp check: a fix that fits', () => {
   it('no Claude Code under a task session: the hook installed, so the fix is the stamp command; else both', () => {
     expect(stampCheckFor('s', '', true, [], true)?.fix).not.toContain('hooks install');
     expect(stampCheckFor('s', '', true, [], true)?.fix).toContain('tmux-fleet stamp --sid <id> runs inside s');
-    expect(stampCheckFor('s', '', true, [], false)?.fix).toMatch(/^tmux-fleet hooks install, then start Claude Code in s; any CLI agent/);
+    expect(stampCheckFor('s', '', true, [], false)?.fix).toMatch(/^tmux-fleet hooks install, then start the agent in s; any other CLI agent/);
   });
 
   it('a plain session without a task and without an agent: nothing to check', () => {

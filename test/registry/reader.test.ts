@@ -138,10 +138,10 @@ describe('liveness', () => {
   it('session liveness: a reused pid (procStart differs) is gone', async () => {
     const pid = sleeper.pid!;
     const snap = { readable: true, entries: [{ row: { pid, sessionId: 's1', procStart: 'Mon Jan 1 00:00:00 2001' } }] };
-    expect(await sessionLiveness('s1', snap, async () => true)).toBe('gone');
+    expect(await sessionLiveness('s1', snap, async () => ({ carried: true, processes: null }))).toBe('gone');
     const live = { readable: true, entries: [{ row: { pid, sessionId: 's1', procStart: procStartLstart(pid)! } }] };
-    expect(await sessionLiveness('s1', live, async () => false)).toBe('live');
+    expect(await sessionLiveness('s1', live, async () => ({ carried: false, processes: null }))).toBe('live');
     expect((await liveRows(live)).map((r) => r.alive)).toEqual([true]);
-    expect(await sessionLiveness('s1', { readable: false, entries: [] }, async () => true)).toBe('unknown');
+    expect(await sessionLiveness('s1', { readable: false, entries: [] }, async () => ({ carried: true, processes: null }))).toBe('unknown');
   });
 });

@@ -24,7 +24,7 @@ const T0 = Date.parse('2026-12-01T02:00:00Z');
 const live = (row: Partial<RegistryRow> & { pid: number; sessionId: string }): LiveRow => ({ row: row as RegistryRow, liveness: 'live', alive: true });
 
 function session(name: string, stamp: string, task = ''): SessionSnap {
-  return { name, created: String(T0 / 1000), attached: '0', stamp, nonce: '', task, owner: '', hop: '', agent: '', attention: '' };
+  return { name, created: String(T0 / 1000), attached: '0', stamp, nonce: '', task, agentProc: '', owner: '', hop: '', agent: '', attention: '' };
 }
 
 function fleet(rows: LiveRow[], sessions: SessionSnap[]) {
@@ -61,8 +61,8 @@ describe('dashboard rows against the registry', () => {
   const rows = [driver, tabRow, parkedJob, waitingJob, spare, loose, deadJob];
   const { view } = fleet(rows, [session('op-fix-login', OWNER, 'fix-login'), session('shell', '')]);
   const panes = new Map<string, PaneAgent[]>([
-    ['scratch', [{ row: tabRow.row, session: 'scratch', pane: '%7', depth: 1 }]],
-    ['notes', [{ row: loose.row, session: 'notes', pane: '%9', depth: 0 }]],
+    ['scratch', [{ row: tabRow.row, kind: 'claude', firstStampOnly: false, session: 'scratch', pane: '%7', depth: 1 }]],
+    ['notes', [{ row: loose.row, kind: 'claude', firstStampOnly: false, session: 'notes', pane: '%9', depth: 0 }]],
   ]);
   const agents = fleetAgents(view, rows, panes);
   const table = dashboardRows(view, agents, T0 + 120_000, '/work');
