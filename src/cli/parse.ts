@@ -47,7 +47,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Ar
       i++;
     }
     if (opt.choices && !opt.choices.includes(value as string)) {
-      throw new UsageError(`${spec.name}: --${name} must be one of ${opt.choices.join(', ')}`);
+      throw new UsageError(`${spec.name}: --${name} must be one of ${opt.choices.join(', ')}, not ${JSON.stringify(value)}`);
     }
     const key = camel(name);
     if (opt.array) args[key] = [...((args[key] as string[] | undefined) ?? []), value];
