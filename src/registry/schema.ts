@@ -26,6 +26,7 @@ export const RegistryRowSchema = z.looseObject({
   pidDomain: optionalText,
   tmux: optionalText,
   needs: optionalText,
+  tempo: optionalText,
   state: optionalText,
 });
 

@@ -6,7 +6,7 @@
 import { errorMessage } from '../errors';
 import { AncestryCache, matchPaneAgents, type PaneAgent } from '../ownership/pane-agents';
 import { isSpare } from '../registry/follow';
-import { agentWaits, type AgentState } from '../registry/hop';
+import { agentStateOf, agentWaits, type AgentState } from '../registry/hop';
 import type { LiveRow } from '../registry/liveness';
 import type { RegistryRow } from '../registry/schema';
 import { timeMs } from '../registry/time';
@@ -27,27 +27,12 @@ export interface FleetAgent {
   session: string | null;
   /** For a job: the tmux session of the tab that parked it, when that tab still runs in one. */
   parkedBy: string | null;
-  /** The state of the row doing the work (a parked tab's job when its row is live). */
+  /** The state of the row doing the work (a parked tab's job when its row is live), with its job's state file. */
   agent: AgentState;
-  tempo: string | null;
   cwd: string | null;
   startedAt: number;
   /** When the working row last changed state (epoch ms), -Infinity when unknown. */
   since: number;
-}
-
-/** Whether a row needs the user: waiting, a `needs` sentence, or tempo blocked. */
-export function rowNeedsUser(row: RegistryRow, alive = true): boolean {
-  return agentWaits({ status: row.status ?? null, needs: row.needs ?? null, alive }) || (alive && tempoOf(row) === 'blocked');
-}
-
-function tempoOf(row: RegistryRow): string | null {
-  const t = (row as Record<string, unknown>).tempo;
-  return typeof t === 'string' ? t : null;
-}
-
-function stateOf(r: LiveRow): AgentState {
-  return { sessionId: r.row.sessionId, status: r.row.status ?? null, waitingFor: r.row.waitingFor ?? null, needs: r.row.needs ?? null, alive: r.alive };
 }
 
 const isJobRow = (row: RegistryRow) => row.kind === 'bg';
@@ -100,8 +85,7 @@ export function fleetAgents(view: FleetView, rows: readonly LiveRow[], paneAgent
       jobId,
       session: sessionOfPid.get(r.row.pid) ?? null,
       parkedBy: null,
-      agent: stateOf(worker),
-      tempo: tempoOf(worker.row),
+      agent: agentStateOf(worker),
       cwd: worker.row.cwd ?? r.row.cwd ?? null,
       startedAt: timeMs(r.row.startedAt),
       since: timeMs(worker.row.statusUpdatedAt ?? worker.row.updatedAt),
@@ -115,8 +99,7 @@ export function fleetAgents(view: FleetView, rows: readonly LiveRow[], paneAgent
       jobId,
       session: null,
       parkedBy: parkedBy.get(jobId) ?? null,
-      agent: stateOf(r),
-      tempo: tempoOf(r.row),
+      agent: agentStateOf(r),
       cwd: r.row.cwd ?? null,
       startedAt: timeMs(r.row.startedAt),
       since: timeMs(r.row.statusUpdatedAt ?? r.row.updatedAt),

@@ -6,6 +6,7 @@ import { judgeFromSnapshot, type Decision } from '../ownership/judge';
 import { LivenessReader, liveRows, recordedLiveness, type Liveness, type LiveRow, type RecordedProcess } from '../registry/liveness';
 import { CachedRegistryReader, readRegistry, type RegistrySnapshot } from '../registry/reader';
 import { HopTracker, type HopEvent, type SessionHop } from '../registry/hop';
+import { attachJobStates, CachedJobStates, jobsDirOf, rowJobIds, withJobStates } from '../registry/jobs';
 import { errorMessage } from '../errors';
 import type { Tmux } from '../tmux/client';
 import { ownerSid, type Task } from '../tasks/schema';
@@ -37,10 +38,13 @@ async function recordedDrivers(tasks: readonly TaskEntry[], rows: readonly LiveR
   return recorded.length > 0 ? recordedLiveness(recorded, rows) : new Map();
 }
 
-/** Task files and the registry with liveness: file reads and system calls, no process where /proc exists. */
+/**
+ * Task files and the registry with liveness and the jobs' state files:
+ * file reads and system calls, no process where /proc exists.
+ */
 export async function loadFleetData(home: string, registry: string): Promise<FleetData> {
   const [tasks, reg] = await Promise.all([listTasks(home), readRegistry(registry)]);
-  const rows = await liveRows(reg);
+  const rows = attachJobStates(await liveRows(reg), registry);
   return { tasks, registry: reg, rows, recorded: await recordedDrivers(tasks, rows) };
 }
 
@@ -55,7 +59,10 @@ export class CachedFleetData {
   ) {
     this.tasks = new CachedTaskLister(home);
     this.registry = new CachedRegistryReader(registry);
+    this.jobs = new CachedJobStates(jobsDirOf(registry));
   }
+
+  private readonly jobs: CachedJobStates;
 
   private lastTasks: TaskEntry[] | null = null;
 
@@ -69,7 +76,9 @@ export class CachedFleetData {
       this.registry.read(registryChanged),
     ]);
     this.lastTasks = tasks;
-    const rows = await this.liveness.liveRows(reg);
+    const live = await this.liveness.liveRows(reg);
+    // Each job's state file is looked at on every load (one lstat when unchanged): a wait can change without its row changing.
+    const rows = withJobStates(live, this.jobs.read(rowJobIds(live)));
     return { tasks, registry: reg, rows, pidsExist: this.liveness.lastExists, recorded: await recordedDrivers(tasks, rows) };
   }
 }

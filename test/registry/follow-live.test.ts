@@ -93,7 +93,7 @@ describe('follow --watch on a real server', () => {
       ['interactive', true, 'live'],
       ['bg', true, 'live'],
     ]);
-    expect(Object.keys(parsed.chain[0])).toEqual(['sessionId', 'pid', 'kind', 'status', 'waitingFor', 'needs', 'jobId', 'parkedJobId', 'alive', 'liveness']);
+    expect(Object.keys(parsed.chain[0])).toEqual(['sessionId', 'pid', 'kind', 'status', 'waitingFor', 'needs', 'tempo', 'intent', 'jobId', 'parkedJobId', 'alive', 'liveness']);
     const h = await runFleet(['follow', TAB], { env: fenv.env });
     expect(h.stdout).toBe('10e378ef → e9e4ae8e (parked on job e9e4ae8e), busy');
 
