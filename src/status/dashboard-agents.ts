@@ -141,7 +141,8 @@ export function fleetWaiters(view: FleetView, agents: readonly FleetAgent[]): Wa
       who: t.slug,
       what,
       since: end ? timeMs(end.row.statusUpdatedAt ?? end.row.updatedAt) : -Infinity,
-      target: { kind: 'session', session: t.session },
+      // Parked work waits in its job: that is where the wait is answered (opened in the task's session).
+      target: t.hop?.jobId ? { kind: 'job', jobId: t.hop.jobId, parkedBy: t.session } : { kind: 'session', session: t.session },
     });
   }
   for (const g of agents) {

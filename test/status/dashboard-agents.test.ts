@@ -205,6 +205,12 @@ describe('dashboard keys', () => {
     expect(keys.current()?.task).toBe('job 45a15a22');
   });
 
+  it('Enter on a task whose parked work waits opens its job (the wait is answered there); while it does not wait, switches to the session', () => {
+    const following = row({ kind: 'task', task: 'tp', slug: 'tp', session: 'op-tp', jobId: '44a236dc', parkedBy: 'op-tp' });
+    expect(new DashboardKeys([{ ...following, attention: true }]).feed('\r')).toEqual([{ type: 'attach', jobId: '44a236dc', parkedBy: 'op-tp' }]);
+    expect(new DashboardKeys([following]).feed('\r')).toEqual([{ type: 'switch', session: 'op-tp' }]);
+  });
+
   it('Enter opens a job, l shows its output, x stops it only after y', () => {
     const keys = new DashboardKeys(rows);
     keys.feed('G');

@@ -65,7 +65,7 @@ describe('a parked job\'s state file', () => {
     await client.waitForStatus(`[ ↪ ${base.slice(0, 4)} → ${JOB.slice(0, 4)} ][ ! send a prompt to start ][ ! 1 waiting ]`, 15_000);
     expect(await state()).toMatchObject({ tempo: 'blocked', needs: 'send a prompt to start', intent: 'slowly read the disk' });
     const attention = await fleetJson(['attention']);
-    expect(attention.waiting).toEqual([expect.objectContaining({ who: 'tj', what: 'send a prompt to start', target: { kind: 'session', session: 'op-tj' } })]);
+    expect(attention.waiting).toEqual([expect.objectContaining({ who: 'tj', what: 'send a prompt to start', target: { kind: 'job', jobId: JOB, parkedBy: 'op-tj' } })]);
   });
 
   it('the job at work: busy, and the wait is gone everywhere', async () => {
