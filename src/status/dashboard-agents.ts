@@ -127,7 +127,8 @@ function waitText(a: AgentState): string {
 
 /**
  * Who waits for the user across the fleet: tasks' Drivers (the row their work
- * is attached to) and background jobs, each once; longest-waiting first.
+ * is attached to) and background jobs (those a stamped session outside any
+ * task follows included), each once; longest-waiting first.
  */
 export function fleetWaiters(view: FleetView, agents: readonly FleetAgent[]): Waiter[] {
   const out: Waiter[] = [];
@@ -143,6 +144,21 @@ export function fleetWaiters(view: FleetView, agents: readonly FleetAgent[]): Wa
       since: end ? timeMs(end.row.statusUpdatedAt ?? end.row.updatedAt) : -Infinity,
       // Parked work waits in its job: that is where the wait is answered (opened in the task's session).
       target: t.hop?.jobId ? { kind: 'job', jobId: t.hop.jobId, parkedBy: t.session } : { kind: 'session', session: t.session },
+    });
+  }
+  // A stamped session outside any task whose work is parked: its job is shown by the session's row, not as an agent.
+  for (const v of view.sessions) {
+    const a = v.hop?.agent;
+    const jobId = v.hop?.jobId;
+    if (v.slug || !jobId || !a || !agentWaits(a)) continue;
+    const end = v.hop?.follow.rows[v.hop.follow.rows.length - 1];
+    const what = waitText(a);
+    out.push({
+      key: `${a.sessionId}\0${what}`,
+      who: `job ${jobId}`,
+      what,
+      since: end ? timeMs(end.row.statusUpdatedAt ?? end.row.updatedAt) : -Infinity,
+      target: { kind: 'job', jobId, parkedBy: v.session },
     });
   }
   for (const g of agents) {

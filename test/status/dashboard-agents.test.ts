@@ -93,6 +93,16 @@ describe('a job whose state file says what it needs (docs/hop.md#what-a-wait-is)
   });
 });
 
+describe('a stamped session outside any task whose parked job waits', () => {
+  it('is counted for attention as its job, opened in that session', () => {
+    const job: LiveRow = { ...parkedJob, row: { ...parkedJob.row, status: 'idle' }, job: { jobId: '45a15a22', state: 'blocked', tempo: 'blocked', needs: 'API unavailable — retry · API Error: 500', detail: null, intent: 'api error', name: null, sessionId: null, updatedAt: null } };
+    const rows = [tabRow, job];
+    const { view } = fleet(rows, [session('loose', TAB)]);
+    const waiters = fleetWaiters(view, fleetAgents(view, rows, new Map()));
+    expect(waiters.map((w) => [w.who, w.what, w.target])).toEqual([['job 45a15a22', 'API unavailable — retry · API Error: 500', { kind: 'job', jobId: '45a15a22', parkedBy: 'loose' }]]);
+  });
+});
+
 describe('dashboard rows against the registry', () => {
   const rows = [driver, tabRow, parkedJob, waitingJob, spare, loose, deadJob];
   const { view } = fleet(rows, [session('op-fix-login', OWNER, 'fix-login'), session('shell', '')]);
