@@ -153,12 +153,14 @@ interface Column {
 }
 
 const COLUMNS: Column[] = [
-  { key: 'task', title: 'TASK', min: 8, shrink: 2 },
+  // `job 45a15a22` whole: a job is named by its id first.
+  { key: 'task', title: 'TASK', min: 12, shrink: 3 },
   { key: 'session', title: 'SESSION', min: 8, shrink: 1 },
   { key: 'owner', title: 'OWNER', min: 8, shrink: 9 },
   { key: 'verdict', title: 'VERDICT', min: 7, shrink: 4 },
   { key: 'hop', title: 'HOP', min: 3, shrink: 5 },
-  { key: 'agent', title: 'AGENT', min: 8, shrink: 3 },
+  // A need can be a long sentence (an API error's); the bottom line gives it whole.
+  { key: 'agent', title: 'AGENT', min: 8, shrink: 2 },
   { key: 'age', title: 'AGE', min: 3, shrink: 9 },
   { key: 'dir', title: 'DIR', min: 3, shrink: 0, keepEnd: true },
 ];

@@ -262,7 +262,7 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
       if (serverGone === false) signal(serverPid, 'SIGKILL');
       await removeSocketFile(socket);
       // bg-pty-host processes leave a moment after the daemon; anything still here after that is killed.
-      const quiet = await waitFor(() => world.processes().length === 0, `no process with HOME ${home}`, 15_000, 250).catch(() => false);
+      const quiet = await waitFor(() => world.processes().length === 0, `no process with HOME ${home}`, 30_000, 250).catch(() => false);
       if (quiet === false) for (const p of world.processes()) signal(p.pid, 'SIGKILL');
       await rm(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
@@ -301,16 +301,19 @@ function signal(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
-/** Running processes (zombies left out: they are gone) whose environment has HOME=home. */
-export function processesWithHome(home: string): { pid: number; comm: string }[] {
-  const found: { pid: number; comm: string }[] = [];
+/** Running processes (zombies left out: they are gone) whose environment has HOME=home, with their command lines. */
+export function processesWithHome(home: string): { pid: number; comm: string; args?: string }[] {
+  const found: { pid: number; comm: string; args?: string }[] = [];
   for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const state = stat.charAt(stat.lastIndexOf(')') + 2);
       if (state === 'Z' || state === 'X') continue;
       const env = readFileSync(`/proc/${name}/environ`, 'utf8').split('\0');
-      if (env.includes(`HOME=${home}`)) found.push({ pid: Number(name), comm: readFileSync(`/proc/${name}/comm`, 'utf8').trim() });
+      if (env.includes(`HOME=${home}`)) {
+        const args = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ').trim().slice(0, 160);
+        found.push({ pid: Number(name), comm: readFileSync(`/proc/${name}/comm`, 'utf8').trim(), args });
+      }
     } catch {
       /* gone meanwhile */
     }
