@@ -175,17 +175,53 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         // While the work is parked the Driver's agent segment is never blank: sampled until the job's need shows.
         const samples: string[] = [];
         const need = 'approve Bash: ls -la /';
+        const start = 'send a prompt to start';
+        const jobRowOf = () => world.rows().find((r) => r.jobId === jobId && r.kind === 'bg');
         let waitingAt = 0;
+        let idleSince = 0;
+        let tookUp = true;
         await until(async () => {
           const v = await world.option(tab.session, '@fleet-agent');
           samples.push(v);
-          const job = world.rows().find((r) => r.jobId === jobId && r.kind === 'bg');
+          const job = jobRowOf();
           if (job?.status === 'waiting' && waitingAt === 0) waitingAt = Date.now();
-          return traits.parks ? v.includes(`! ${need}`) : waitingAt !== 0;
-        }, traits.parks ? `the Driver's @fleet-agent showing "${need}"` : 'the job waiting', 120_000, 100);
-        timings.push(`${version} park: Left to the job waiting ${((waitingAt - leftAt) / 1000).toFixed(1)} s; its need in the Driver's segment ${traits.parks ? `${Date.now() - waitingAt} ms after the job's row` : '(not linked)'}`);
+          if (waitingAt !== 0) return traits.parks ? v.includes(`! ${need}`) : true;
+          // A job may not take up the turn (2.1.197 was once seen not to): idle, asking for a prompt.
+          if (job?.status === 'idle' && world.jobState(jobId)?.needs === start) {
+            if (idleSince === 0) idleSince = Date.now();
+            if (Date.now() - idleSince > 20_000) {
+              tookUp = false;
+              return true;
+            }
+          } else idleSince = 0;
+          return false;
+        }, traits.parks ? `the Driver's @fleet-agent showing "${need}"` : 'the job waiting', 150_000, 100);
         expect(samples.filter((v) => v === '')).toEqual([]);
-        const jobRow = await until(() => world.rows().find((r) => r.jobId === jobId && r.kind === 'bg'), 'the job row', 30_000, 100);
+        const whoWaits = traits.parks ? 'tp' : `job ${jobId}`;
+        const openAttach = async () => {
+          const dash = await openDashboard(world);
+          await dash.select(traits.parks ? /^ {2}tp / : new RegExp(`^ {2}job ${jobId} `));
+          expect(firstTableLine(await dash.screen())).toMatch(traits.parks ? /^ {2}tp / : new RegExp(`^ {2}job ${jobId} · park me: list the root`));
+          await dash.press('Enter');
+          const opened = await attachWindow(world, jobId);
+          expect(opened.session).toBe(traits.parks ? 'op-tp' : 'fleet-jobs');
+          await until(() => dash.gone(), 'the dashboard closed after Enter', 20_000, 200);
+          return opened;
+        };
+        let attach: Awaited<ReturnType<typeof attachWindow>> | null = null;
+        if (tookUp) {
+          timings.push(`${version} park: Left to the job waiting ${((waitingAt - leftAt) / 1000).toFixed(1)} s; its need in the Driver's segment ${traits.parks ? `${Date.now() - waitingAt} ms after the job's row` : '(not linked)'}`);
+        } else {
+          // Its wait is Claude Code's "send a prompt to start": shown and listed as such; the prompt is sent in claude attach.
+          timings.push(`${version} park: the job did not take up the turn; it asked for a prompt (Claude Code's "${start}")`);
+          expect((await attention(world)).waiting).toEqual([expect.objectContaining({ who: whoWaits, what: start })]);
+          if (traits.parks) expect(await world.option(tab.session, '@fleet-agent')).toContain(`! ${start}`);
+          attach = await openAttach();
+          await world.typeLine(attach.pane, 'list the root');
+          await until(() => jobRowOf()?.status === 'waiting' && world.jobState(jobId)?.needs === need, 'the job waiting after the prompt', 90_000, 100);
+          if (traits.parks) await until(async () => (await world.option(tab.session, '@fleet-agent')).includes(`! ${need}`), "the Driver's @fleet-agent showing the need", 20_000, 100);
+        }
+        const jobRow = await until(() => jobRowOf(), 'the job row', 30_000, 100);
         expect(jobRow.waitingFor).toBe('permission prompt');
         expect(world.jobState(jobId)).toMatchObject({ tempo: 'blocked', needs: need });
         await captureJobState(version, 'blocked', world.jobState(jobId));
@@ -205,23 +241,18 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
             [jobRow.sessionId, true],
           ]);
           expect(follow.chain[1]!.needs).toBe(need);
-          expect(listed).toEqual([expect.objectContaining({ who: 'tp', what: need, target: { kind: 'job', jobId, parkedBy: 'op-tp' } })]);
+          expect(listed).toEqual([expect.objectContaining({ who: whoWaits, what: need, target: { kind: 'job', jobId, parkedBy: 'op-tp' } })]);
           // e, with a background job: claude agents lists the job (and the Driver of ta), not the parked tab.
           const agents = await expectAgentsLive(world, 2);
           expect(agents.map((a) => a.pid)).toContain(jobRow.pid);
           expect(agents.map((a) => a.pid)).not.toContain(tab.row.pid);
         } else {
           expect(world.rows().some((r) => r.parkedJobId === jobId)).toBe(false);
-          expect(listed).toEqual([expect.objectContaining({ who: `job ${jobId}`, what: need, target: { kind: 'job', jobId, parkedBy: null } })]);
+          expect(listed).toEqual([expect.objectContaining({ who: whoWaits, what: need, target: { kind: 'job', jobId, parkedBy: null } })]);
         }
 
-        const dash = await openDashboard(world);
-        await dash.select(traits.parks ? /^ {2}tp / : new RegExp(`^ {2}job ${jobId} `));
-        expect(firstTableLine(await dash.screen())).toMatch(traits.parks ? /^ {2}tp / : new RegExp(`^ {2}job ${jobId} · park me: list the root`));
-        await dash.press('Enter');
-        const attach = await attachWindow(world, jobId);
-        expect(attach.session).toBe(traits.parks ? 'op-tp' : 'fleet-jobs');
-        await until(async () => (await world.tmux(['capture-pane', '-p', '-t', attach.pane])).includes('Do you want to proceed?'), 'the permission prompt in claude attach', 60_000, 250);
+        attach ??= await openAttach();
+        await until(async () => (await world.tmux(['capture-pane', '-p', '-t', attach!.pane])).includes('Do you want to proceed?'), 'the permission prompt in claude attach', 60_000, 250);
         // 1. Yes, answered in the job's own window.
         await world.tmux(['send-keys', '-t', attach.pane, 'Enter']);
         await until(async () => (await world.option('keeper', '@fleet-attention')) === '' && (await attention(world)).waiting.length === 0, 'the wait cleared: no attention', 60_000, 250);
@@ -243,7 +274,6 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
           expect(takeover.exitCode).toBe(9);
           expect((await world.readTask('tp')).driverSid).toBe(tab.sid);
         }
-        await dash.quit().catch(() => undefined);
       },
     );
 

@@ -48,8 +48,9 @@ export interface ClaudeWorld {
   spawn(slug: string): Promise<{ session: string; sid: string; row: Row }>;
   option(session: string, name: string): Promise<string>;
   stamp(session: string): Promise<string>;
+  /** The screen of a session's active pane, or of a pane (`%N`). */
   screen(session: string): Promise<string>;
-  /** Waits for the agent's prompt box. */
+  /** Waits for the agent's prompt box (in a session, or a pane `%N`). */
   waitForPrompt(session: string): Promise<void>;
   /** Types text, waits until the prompt shows it, then presses Enter (an Enter sent too early is lost). */
   typeLine(session: string, text: string): Promise<void>;
@@ -183,7 +184,7 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
       return String(r.stdout);
     },
     stamp: (session) => world.option(session, '@claude_session_id'),
-    screen: (session) => tmux(['capture-pane', '-p', '-t', `=${session}:`]),
+    screen: (session) => tmux(['capture-pane', '-p', '-t', paneTarget(session)]),
     async waitForPrompt(session) {
       // The input box: a prompt character between two rules.
       await waitFor(async () => /─{20,}\n\s*[❯>]/.test(await world.screen(session)), `the prompt of ${session}`, 120_000, 250);
@@ -191,14 +192,14 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
     async typeLine(session, text) {
       await world.waitForPrompt(session);
       for (let attempt = 0; ; attempt++) {
-        await tmux(['send-keys', '-t', `=${session}:`, '-l', text]);
+        await tmux(['send-keys', '-t', paneTarget(session), '-l', text]);
         const shown = await waitFor(async () => (await world.screen(session)).includes(text), `"${text}" in the prompt`, 10_000, 100).catch(() => false);
         if (shown) break;
         if (attempt === 3) throw new Error(`${session} never showed "${text}": ${await world.screen(session)}`);
-        await tmux(['send-keys', '-t', `=${session}:`, 'C-u']);
+        await tmux(['send-keys', '-t', paneTarget(session), 'C-u']);
       }
       await sleep(500);
-      await tmux(['send-keys', '-t', `=${session}:`, 'Enter']);
+      await tmux(['send-keys', '-t', paneTarget(session), 'Enter']);
     },
     rows() {
       const out: Row[] = [];
@@ -283,6 +284,9 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
   }
   return world;
 }
+
+/** A tmux target: a pane id (`%N`) as it is, a session name exactly (`=<name>:`). */
+const paneTarget = (sessionOrPane: string) => (sessionOrPane.startsWith('%') ? sessionOrPane : `=${sessionOrPane}:`);
 
 function pidRunning(pid: number): boolean {
   try {
