@@ -4,6 +4,7 @@ import { registryDir, type Context } from '../context';
 import { FleetError, UsageError } from '../errors';
 import { describeFollow, hopToast, sid8 } from '../registry/hop';
 import { follow } from '../registry/follow';
+import { attachJobStates } from '../registry/jobs';
 import { liveRows, type LiveRow } from '../registry/liveness';
 import { followLive } from '../registry/live';
 import { readRegistry } from '../registry/reader';
@@ -21,7 +22,7 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   const given = typeof args.sid === 'string' ? args.sid : '';
   const dir = registryDir(ctx.env);
   const snapshot = await readRegistry(dir);
-  const rows = snapshot.readable ? await liveRows(snapshot) : [];
+  const rows = snapshot.readable ? attachJobStates(await liveRows(snapshot), dir) : [];
   if (args.watch) return watch(tmux, ctx, given ? await resolveSid(given, rows, tmux) : null);
   let sid = given ? await resolveSid(given, rows, tmux) : '';
   if (!sid) {

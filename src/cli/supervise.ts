@@ -5,6 +5,7 @@ import { appendLog } from '../log';
 import { intervalMs as pollIntervalMs } from '../options';
 import { DriverProcessRecorder } from '../ownership/driver-process';
 import { PaneStamper } from '../ownership/pane-stamper';
+import { rowJobIds } from '../registry/jobs';
 import { LivenessReader } from '../registry/liveness';
 import { makeRender, supervisorFormats } from '../status/render';
 import { Supervisor } from '../status/supervisor';
@@ -29,6 +30,7 @@ export async function run(args: Args, ctx: Context): Promise<number> {
     registryDir(ctx.env),
     (data, proof, stampPids) => {
       if (data.pidsExist) supervisor?.watchPids(new Map([...data.pidsExist, ...stampPids.map((pid) => [pid, true] as const)]));
+      supervisor?.watchJobs(rowJobIds(data.rows.filter((r) => r.alive)));
       // Not awaited: a task write or a stamp never holds up the status line; each brings its own wake.
       void recorder.record(data.tasks, data.rows);
       stamper.apply(proof.actions);

@@ -15,7 +15,8 @@ import { judgeLoaded, loadForJudge } from '../ownership/owner';
 import { AncestryCache, matchPaneAgents, type PaneAgent } from '../ownership/pane-agents';
 import { bootTime, readProcStat } from '../proc';
 import { follow, parkedJob, shortSid } from '../registry/follow';
-import { renderAgent, sid8 } from '../registry/hop';
+import { agentStateOf, renderAgent, sid8 } from '../registry/hop';
+import { attachJobStates } from '../registry/jobs';
 import { liveRows, type LiveRow } from '../registry/liveness';
 import { readRegistry } from '../registry/reader';
 import { runningSupervisor } from '../nudge';
@@ -172,7 +173,7 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
   // Registry.
   const dir = registryDir(ctx.env);
   const snapshot = await readRegistry(dir);
-  const rows = snapshot.readable ? await liveRows(snapshot) : [];
+  const rows = snapshot.readable ? attachJobStates(await liveRows(snapshot), dir) : [];
   if (!snapshot.readable) {
     add({ id: 'registry', state: 'fail', text: `registry: cannot read ${dir} (${snapshot.error})`, fix: 'fix its permissions, or set @fleet-registry / TMUX_FLEET_REGISTRY to the right directory' });
   } else {
@@ -338,7 +339,7 @@ async function sessionChecks(
     const extra = f.stop === 'limit' ? `; stopped after ${f.hops} hops` : f.stop === 'repeat' ? '; the chain loops back' : '';
     text = `attach target: ${ids} (that tab has parked its work on background job ${job}${extra})`;
   }
-  const agent = renderAgent({ sessionId: end.row.sessionId, status: end.row.status ?? null, waitingFor: end.row.waitingFor ?? null, alive: end.alive });
+  const agent = renderAgent(agentStateOf(end));
   if (!end.alive) {
     add({ id: 'attach', state: 'fail', text: `${text}, but its process ${end.row.pid} is gone`, fix: 'the agent exited; restart it (tmux-fleet spawn --resume for a task)' });
   } else {

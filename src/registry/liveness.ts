@@ -5,6 +5,7 @@
 // (another pid domain, or only a Windows procStartFt) is `unknown`, never
 // `gone`. This is the one place the judge, Follow, the supervisor, doctor and
 // the /clear proof get a row's liveness from.
+import type { JobState } from './job-state';
 import {
   bootTime,
   collapseSpaces,
@@ -95,6 +96,8 @@ export interface LiveRow {
   alive: boolean;
   /** The process's start ticks, when the reader read them (the pane proof uses them, not reading /proc again). */
   startTicks?: number;
+  /** A job's own state file, joined by job id (src/registry/jobs.ts), when the row is a job that has one. */
+  job?: JobState;
 }
 
 export function withLiveness(row: RegistryRow, liveness: Liveness): LiveRow {

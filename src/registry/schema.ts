@@ -22,10 +22,11 @@ export const RegistryRowSchema = z.looseObject({
   updatedAt: optionalTime,
   statusUpdatedAt: optionalTime,
   messagingSocketPath: optionalText,
-  // Written by Claude Code 2.1.332 (docs/hop.md#what-claude-code-writes); all optional, older versions lack them.
+  // Written by Claude Code 2.1.332 and later (docs/hop.md#what-claude-code-writes); all optional, older versions lack them.
   pidDomain: optionalText,
   tmux: optionalText,
   needs: optionalText,
+  tempo: optionalText,
   state: optionalText,
 });
 

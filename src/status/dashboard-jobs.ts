@@ -8,11 +8,10 @@ import { optionValue } from '../options';
 import { sessionTarget } from '../tmux/args';
 import type { Tmux } from '../tmux/client';
 import { switchClient } from '../tmux/switch';
+import { JOB_ID_RE } from '../registry/job-state';
 import { fleetWaiters, readDashboardData } from './dashboard-agents';
 
-/** Claude Code's job ids are 8 hex characters; anything outside this never reaches a command line. */
-export const JOB_ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
-
+/** A job id from a row or the user, before it reaches a command line. */
 export function assertJobId(jobId: string): string {
   if (!JOB_ID_RE.test(jobId)) throw new UsageError(`not a background job id: ${JSON.stringify(jobId.slice(0, 80))}`);
   return jobId;

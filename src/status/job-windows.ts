@@ -5,11 +5,12 @@
 // state. They are window options, which tmux reads before the session's.
 import { judgeFromSnapshot } from '../ownership/judge';
 import { pickBest, shortSid } from '../registry/follow';
+import { agentStateOf } from '../registry/hop';
 import type { LiveRow, Liveness } from '../registry/liveness';
 import { ownerSid } from '../tasks/schema';
 import type { TaskEntry } from '../tasks/store';
 import type { PaneSnap } from '../tmux/snapshot';
-import { JOB_ID_RE } from './dashboard-jobs';
+import { JOB_ID_RE } from '../registry/job-state';
 import type { WindowValues } from './segment-writes';
 import { agentSegment, ownerSegment, segment, type Styles } from './segments';
 
@@ -38,12 +39,7 @@ export function jobWindowValues(
     }
     const hop = job && tabSid ? segment(styles.hop, `${shortSid(tabSid)} → ${shortSid(job.row.sessionId)}`) : '';
     const agent = job
-      ? agentSegment(
-          {
-            agent: { sessionId: job.row.sessionId, status: job.row.status ?? null, waitingFor: job.row.waitingFor ?? null, needs: job.row.needs ?? null, alive: job.alive },
-          } as Parameters<typeof agentSegment>[0],
-          styles,
-        )
+      ? agentSegment({ agent: agentStateOf(job) } as Parameters<typeof agentSegment>[0], styles)
       : segment(styles.unknown, `job ${p.job} gone`);
     out.set(p.window, { session: p.session, values: { '@fleet-owner': owner, '@fleet-hop': hop, '@fleet-agent': agent } });
   }

@@ -130,6 +130,11 @@ export class Supervisor {
     this.alivePids = [...pidsExist].filter(([, exists]) => exists).map(([pid]) => pid);
   }
 
+  /** The jobs the last render's live rows name: their state files are watched (wakes.ts). */
+  watchJobs(jobIds: Iterable<string>): void {
+    this.wakes.watchJobs(jobIds);
+  }
+
   private livenessChanged(): boolean {
     return this.cfg.deaths ? this.cfg.deaths(this.alivePids) : this.alivePids.some((pid) => !pidExists(pid));
   }

@@ -1,5 +1,5 @@
 // Rows of the fleet for people: `tasks` prints them, the dashboard draws them.
-import { renderAgent, renderHop, sid8 } from '../registry/hop';
+import { renderAgent, renderHopWithIntent, sid8 } from '../registry/hop';
 import { ownerState } from './segments';
 import { clip, printable } from '../text';
 import type { FleetView, SessionView, TaskView } from './view';
@@ -54,7 +54,7 @@ export function taskRow(t: TaskView, now: number = Date.now()): TaskRow {
     verdict: `${d.verdict} ${VERDICT_WORD[ownerState(d)]}`,
     live: d.liveness ?? '-',
     session: cell(t.session ?? '-'),
-    hop: renderHop(t.hop) || '-',
+    hop: renderHopWithIntent(t.hop) || '-',
     agent: cell(agentCell(t.hop, t.agent)) || '-',
     age: age(t.task?.createdAt, now),
   };
@@ -76,7 +76,7 @@ export function sessionRow(s: SessionView, now: number = Date.now()): SessionRow
     stamp: s.stamp ? sid8(s.stamp) : '-',
     task: cell(s.slug ?? '-'),
     verdict: s.decision ? `${s.decision.verdict} ${VERDICT_WORD[ownerState(s.decision)]}` : '-',
-    hop: renderHop(s.hop) || '-',
+    hop: renderHopWithIntent(s.hop) || '-',
     agent: cell(agentCell(s.hop, s.agent)) || '-',
     age: s.created ? age(new Date(s.created * 1000).toISOString(), now) : '-',
   };

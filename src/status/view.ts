@@ -8,6 +8,7 @@ import { agentProcessLiveness, parseAgentProcess, type AgentProcess } from '../a
 import { isAgentKind, type AgentKind } from '../agents/kind';
 import { CachedRegistryReader, readRegistry, type RegistrySnapshot } from '../registry/reader';
 import { HopTracker, type HopEvent, type SessionHop } from '../registry/hop';
+import { attachJobStates, CachedJobStates, jobsDirOf, rowJobIds, withJobStates } from '../registry/jobs';
 import { errorMessage } from '../errors';
 import type { Tmux } from '../tmux/client';
 import { ownerSid, type Task } from '../tasks/schema';
@@ -43,10 +44,13 @@ async function recordedDrivers(tasks: readonly TaskEntry[], rows: readonly LiveR
   return recorded.length > 0 ? recordedLiveness(recorded, rows) : new Map();
 }
 
-/** Task files and the registry with liveness: file reads and system calls, no process where /proc exists. */
+/**
+ * Task files and the registry with liveness and the jobs' state files:
+ * file reads and system calls, no process where /proc exists.
+ */
 export async function loadFleetData(home: string, registry: string): Promise<FleetData> {
   const [tasks, reg] = await Promise.all([listTasks(home), readRegistry(registry)]);
-  const rows = await liveRows(reg);
+  const rows = attachJobStates(await liveRows(reg), registry);
   return { tasks, registry: reg, rows, recorded: await recordedDrivers(tasks, rows) };
 }
 
@@ -61,7 +65,10 @@ export class CachedFleetData {
   ) {
     this.tasks = new CachedTaskLister(home);
     this.registry = new CachedRegistryReader(registry);
+    this.jobs = new CachedJobStates(jobsDirOf(registry));
   }
+
+  private readonly jobs: CachedJobStates;
 
   private lastTasks: TaskEntry[] | null = null;
 
@@ -75,7 +82,9 @@ export class CachedFleetData {
       this.registry.read(registryChanged),
     ]);
     this.lastTasks = tasks;
-    const rows = await this.liveness.liveRows(reg);
+    const live = await this.liveness.liveRows(reg);
+    // Each job's state file is looked at on every load (one lstat when unchanged): a wait can change without its row changing.
+    const rows = withJobStates(live, this.jobs.read(rowJobIds(live)));
     return { tasks, registry: reg, rows, pidsExist: this.liveness.lastExists, recorded: await recordedDrivers(tasks, rows) };
   }
 }

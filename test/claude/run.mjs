@@ -4,6 +4,8 @@
 // (test/agents-real/install.mjs) into the cache, runs the tier's vitest
 // config, prints a plain summary line (`claude tier: N passed, N failed`) and
 // checks that no process of the tier's throw-away HOMEs is left.
+// `npm run test:claude -- --version <v>` (repeatable) runs it on those versions
+// instead: a new release is one command from being checked.
 // Without the package: outside CI one line and exit 0; with CI=true, exit 1.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -19,8 +21,27 @@ const ci = process.env.CI === 'true';
 const started = Date.now();
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
+// --version <v> / --version=<v> name the versions; every other argument goes to vitest.
+const asked = [];
+const vitestArgs = [];
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  if (a === '--version' && i + 1 < process.argv.length) asked.push(process.argv[++i]);
+  else if (a.startsWith('--version=')) asked.push(a.slice('--version='.length));
+  else vitestArgs.push(a);
+}
+for (const v of asked) {
+  if (!/^\d+\.\d+\.\d+$/.test(v)) {
+    console.log(`claude tier: --version wants a version such as 2.1.333, not ${JSON.stringify(v)}`);
+    process.exit(2);
+  }
+}
+const versions = asked.length > 0 ? asked : CLAUDE_VERSIONS;
+// A version asked for is a Claude Code release to check: only its part of the tier runs.
+if (asked.length > 0 && !vitestArgs.some((a) => !a.startsWith('-'))) vitestArgs.push('test/claude/');
+
 const cacheDir = claudeCacheDir();
-for (const version of CLAUDE_VERSIONS) {
+for (const version of versions) {
   const t0 = Date.now();
   try {
     const binary = await installClaude(version, cacheDir);
@@ -58,9 +79,9 @@ for (const a of OTHER_AGENTS) {
 // Every throw-away HOME of the tier lives under this directory, so what is left can be found.
 const homesRoot = await mkdtemp(join(tmpdir(), 'fleet-claude-'));
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
-const child = spawn(process.execPath, [vitest, 'run', '--config', 'vitest.claude.config.ts', ...process.argv.slice(2)], {
+const child = spawn(process.execPath, [vitest, 'run', '--config', 'vitest.claude.config.ts', ...vitestArgs], {
   cwd: root,
-  env: { ...process.env, TMUX_FLEET_CLAUDE_CACHE: cacheDir, TMUX_FLEET_AGENTS_CACHE: agentsCache, TMUX_FLEET_CLAUDE_HOMES: homesRoot },
+  env: { ...process.env, TMUX_FLEET_CLAUDE_CACHE: cacheDir, TMUX_FLEET_AGENTS_CACHE: agentsCache, TMUX_FLEET_CLAUDE_HOMES: homesRoot, TMUX_FLEET_CLAUDE_VERSIONS: versions.join(',') },
   stdio: ['inherit', 'pipe', 'pipe'],
 });
 let output = '';
@@ -94,7 +115,7 @@ if (left.length > 0) {
 }
 await rm(homesRoot, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 
-console.log(`claude tier: ${passed} passed, ${failed} failed (${seconds(Date.now() - started)})`);
+console.log(`claude tier: ${passed} passed, ${failed} failed (${seconds(Date.now() - started)}; Claude Code ${versions.join(', ')})`);
 process.exit(code !== 0 || failed > 0 ? 1 : passed === 0 ? 1 : 0);
 
 /** Running (not zombie) processes whose HOME is under dir. */

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dir as tmpDir } from 'tmp-promise';
-import { describeFollow, HopTracker, hopToast, renderAgent, renderHop } from '../../src/registry/hop';
+import { agentWaits, describeFollow, HopTracker, hopOf, hopToast, renderAgent, renderHop, renderHopWithIntent } from '../../src/registry/hop';
 import { follow } from '../../src/registry/follow';
 import type { LiveRow } from '../../src/registry/liveness';
 import type { RegistryRow } from '../../src/registry/schema';
@@ -167,5 +167,60 @@ describe('describeFollow with a needs sentence', () => {
     const cut = renderAgent({ sessionId: JOB, status: 'waiting', waitingFor: null, needs: sentence, alive: true }, 40);
     expect(cut.length).toBeLessThanOrEqual(40);
     expect(cut.endsWith('…')).toBe(true);
+  });
+});
+
+describe('what a parked job needs, from its state file (docs/hop.md#what-a-wait-is)', () => {
+  const state = (tempo: string, needs: string | null = null, intent = 'slowly read the disk') => ({
+    jobId: 'e9e4ae8e',
+    state: 'working',
+    tempo,
+    needs,
+    detail: null,
+    intent,
+    name: null,
+    sessionId: JOB,
+    updatedAt: null,
+  });
+  const withJob = (jobStatus: string | undefined, job: ReturnType<typeof state> | undefined, waitingFor?: string): LiveRow[] => {
+    const [tab, jobRow] = parked(jobStatus ?? 'busy', waitingFor);
+    if (jobStatus === undefined) delete jobRow!.row.status;
+    return [tab!, job ? { ...jobRow!, job } : jobRow!];
+  };
+  const shown = (rows: LiveRow[]) => {
+    const hop = hopOf('op-a', TAB, rows);
+    return { text: renderAgent(hop.agent), waits: agentWaits(hop.agent) };
+  };
+
+  it.each([
+    ['row waiting, state blocked: Claude Code\'s sentence', 'waiting', state('blocked', 'approve Bash: ls -la /'), 'permission prompt', 'approve Bash: ls -la /', true],
+    ['row idle, state blocked (a park that has not started)', 'idle', state('blocked', 'send a prompt to start'), undefined, 'send a prompt to start', true],
+    ['no row status yet, state blocked', undefined, state('blocked', 'send a prompt to start'), undefined, 'send a prompt to start', true],
+    ['row idle, API error', 'idle', state('blocked', 'API unavailable — retry · API Error: 500'), undefined, 'API unavailable — retry · API Error: 500', true],
+    ['row waiting, no state file: as before', 'waiting', undefined, 'permission prompt', 'waiting: permission prompt', true],
+    ['row busy, state active', 'busy', state('active'), undefined, 'busy', false],
+    ['no row status yet, state active: busy', undefined, state('active'), undefined, 'busy', false],
+    ['no row status yet, state idle: idle', undefined, state('idle'), undefined, 'idle', false],
+    ['state active with a stale needs: not a wait', 'busy', state('active', 'approve Bash: ls -la /'), undefined, 'busy', false],
+    ['no row status, no state file, while parked: starting, never blank', undefined, undefined, undefined, 'starting', false],
+  ])('%s', (_what, status, job, waitingFor, text, waits) => {
+    expect(shown(withJob(status, job, waitingFor))).toEqual({ text, waits });
+  });
+
+  it('a session not parked, whose row has no status yet, shows nothing (no job to start)', () => {
+    const hop = hopOf('op-a', TAB, [r({ pid: 1, sessionId: TAB, kind: 'interactive' })]);
+    expect(renderAgent(hop.agent)).toBe('');
+  });
+
+  it('the chain link carries the job\'s needs, tempo and intent (follow --json)', () => {
+    const f = follow(withJob('idle', state('blocked', 'send a prompt to start')), TAB);
+    expect(f.chain[1]).toMatchObject({ status: 'idle', needs: 'send a prompt to start', tempo: 'blocked', intent: 'slowly read the disk' });
+    expect(describeFollow(f)).toBe('10e378ef → e9e4ae8e (parked on job e9e4ae8e), send a prompt to start');
+  });
+
+  it('the hop with the job\'s intent, as tasks and the dashboard print it', () => {
+    const hop = hopOf('op-a', TAB, withJob('busy', state('active', null, 'write a haiku\nabout tmux')));
+    expect(renderHopWithIntent(hop)).toBe('10e3 → e9e4 · write a haiku about tmux');
+    expect(renderHopWithIntent(hopOf('op-a', TAB, busyTab))).toBe('');
   });
 });

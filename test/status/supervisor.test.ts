@@ -114,10 +114,10 @@ describe('status segments on an attached client', () => {
   it('follows a park to the job and back, with toasts, and shows the job waiting', async () => {
     const c = clients[0]!;
     const base = (await sidOf('op-alpha')).slice(0, 4);
-    await type('op-alpha', '/park e9e4ae8e waiting approve Bash');
+    await type('op-alpha', '/park e9e4ae8e waiting permission prompt');
     await seen(c, `fleet: ${base} parked its work on background job e9e4ae8e, following`, 'park toast');
     await seen(c, `[ ↪ ${base} → e9e4 ]`, 'hop segment');
-    await seen(c, '[ ! waiting: approve Bash ]', 'the job waiting');
+    await seen(c, '[ ! waiting: permission prompt ]', 'the job waiting');
     await type('op-alpha', '/unpark');
     await seen(c, `fleet: work came back to ${base}`, 'back toast');
     await seen(c, '][][ ⚙ busy ]', 'hop segment gone');
