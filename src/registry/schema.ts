@@ -1,10 +1,13 @@
 // A row of Claude Code's session registry (<pid>.json). Loose: unknown keys kept.
 import * as z from '../zod';
+import { JOB_ID_RE } from './job-id';
 
 // Shared field schemas: zod schemas are immutable, and each one built costs start-up time.
 const text = z.string();
 const optionalText = z.optional(text);
 const optionalTime = z.optional(z.union([text, z.number()]));
+// A row naming a job id Claude Code would not write is not read (src/registry/job-id.ts).
+const optionalJobId = z.optional(z.string().check(z.regex(JOB_ID_RE, 'must be 8 lowercase hex characters')));
 
 export const RegistryRowSchema = z.looseObject({
   pid: z.number().check(z.int(), z.positive()),
@@ -12,8 +15,8 @@ export const RegistryRowSchema = z.looseObject({
   kind: optionalText,
   status: optionalText,
   waitingFor: optionalText,
-  jobId: optionalText,
-  parkedJobId: optionalText,
+  jobId: optionalJobId,
+  parkedJobId: optionalJobId,
   spare: z.optional(z.boolean()),
   cwd: optionalText,
   name: optionalText,
