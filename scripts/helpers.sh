@@ -83,6 +83,22 @@ format_escape() {
 	printf '%s' "${s//\#/##}"
 }
 
+# is_fleet_slug <value>: a task slug as the helper takes it (^[a-z0-9][a-z0-9_-]{0,62}$).
+is_fleet_slug() {
+	case "$1" in
+	'' | [!a-z0-9]* | *[!a-z0-9_-]*) return 1 ;;
+	esac
+	[ "${#1}" -le 63 ]
+}
+
+# is_session_id <value>: a session id as the helper takes it (^[A-Za-z0-9][A-Za-z0-9._:+@-]{0,199}$).
+is_session_id() {
+	case "$1" in
+	'' | [!A-Za-z0-9]* | *[!A-Za-z0-9._:+@-]*) return 1 ;;
+	esac
+	[ "${#1}" -le 200 ]
+}
+
 fleet_home() {
 	printf '%s\n' "${TMUX_FLEET_HOME:-${XDG_STATE_HOME:-$HOME/.local/state}/tmux-fleet}"
 }
