@@ -230,7 +230,15 @@ start_helper() {
 	"$CURRENT_DIR/scripts/build-helper.sh" </dev/null >/dev/null 2>&1 &
 }
 
+# A fleet home the helper refuses is said once, with its fix: nothing is logged there.
+report_fleet_home() {
+	FLEET_HOME_CHECKED="ok$(fleet_home_problem)"
+	[ "$FLEET_HOME_CHECKED" = ok ] && return 0
+	display_message "tmux-fleet: fleet home $(fleet_home) ${FLEET_HOME_CHECKED#ok}; not writing to it" 10000
+}
+
 main() {
+	report_fleet_home
 	set_version_option
 	export_registry
 	register_command_alias

@@ -107,11 +107,58 @@ fleet_log_file() {
 	printf '%s/log\n' "$(fleet_home)"
 }
 
-# Appends one line to <fleet home>/log (TPM throws the plugin's output away).
-fleet_log() {
+# Why the fleet home must not be written to, as one phrase with its fix; nothing
+# when it is fine or missing. The helper's rule (src/context.ts): a directory
+# owned by this user that no one else can write to, and a link to it counts as
+# its own owner's (another user's link to a directory of ours is theirs to repoint).
+fleet_home_problem() {
+	local home uid perms owner
+	home="$(fleet_home)"
+	uid="$(id -u)"
+	[ -e "$home" ] || [ -L "$home" ] || return 0
+	if [ -L "$home" ]; then
+		read -r perms _ owner _ <<<"$(ls -ldn -- "$home" 2>/dev/null)"
+		if [ "$owner" != "$uid" ]; then
+			printf 'is a link owned by uid %s, not by you (uid %s) (fix: rm %s)\n' "$owner" "$uid" "$home"
+			return 0
+		fi
+	fi
+	if [ ! -d "$home" ]; then
+		printf 'is not a directory (fix: rm %s; tmux-fleet makes the directory)\n' "$home"
+		return 0
+	fi
+	read -r perms _ owner _ <<<"$(ls -ldLn -- "$home" 2>/dev/null)"
+	if [ "$owner" != "$uid" ]; then
+		printf 'is owned by uid %s, not by you (uid %s) (fix: chown %s %s && chmod 700 %s)\n' "$owner" "$uid" "$uid" "$home" "$home"
+		return 0
+	fi
+	case "$perms" in
+	?????w??w*) printf 'is writable by group and others (fix: chmod 700 %s)\n' "$home" ;;
+	?????w*) printf 'is writable by group (fix: chmod 700 %s)\n' "$home" ;;
+	????????w*) printf 'is writable by others (fix: chmod 700 %s)\n' "$home" ;;
+	esac
+}
+
+# Succeeds when the log can be appended to without following a link or
+# waiting on a FIFO: the home is ours alone (made 0700 when missing), so
+# nobody else can swap the log after this check, and the log is a regular
+# file or missing (made 0600).
+fleet_log_usable() {
 	local home
 	home="$(fleet_home)"
-	(umask 077 && mkdir -p "$home" && printf '%s plugin[%s]: %s\n' "$(date -u '+%Y-%m-%dT%H:%M:%SZ')" "$$" "$*" >>"$home/log") 2>/dev/null || true
+	# Checked once per script: the plugin logs a few lines and starts the supervisor.
+	[ -n "${FLEET_HOME_CHECKED-}" ] || FLEET_HOME_CHECKED="ok$(fleet_home_problem)"
+	[ "$FLEET_HOME_CHECKED" = ok ] || return 1
+	(umask 077 && mkdir -p "$home") 2>/dev/null || return 1
+	[ ! -L "$home/log" ] || return 1
+	[ ! -e "$home/log" ] || [ -f "$home/log" ]
+}
+
+# Appends one line to <fleet home>/log (TPM throws the plugin's output away);
+# nothing when the log is not safe to write (fleet_log_usable).
+fleet_log() {
+	fleet_log_usable || return 0
+	(umask 077 && printf '%s plugin[%s]: %s\n' "$(date -u '+%Y-%m-%dT%H:%M:%SZ')" "$$" "$*" >>"$(fleet_log_file)") 2>/dev/null || true
 }
 
 # A message in the status line for @fleet-message-time ms (at least $2 ms when
@@ -160,11 +207,12 @@ fleet_helper_command() {
 # that is expected on every reload, so its output goes to the log and its exit
 # status is swallowed rather than shown to the user.
 start_supervisor() {
-	local cmd
+	local cmd out=/dev/null
 	cmd="$(fleet_helper_command) supervise --socket-path "
+	# The log only when it is safe to append to; else the helper's own refusal goes nowhere (the plugin said why).
+	fleet_log_usable && out="$(fleet_log_file)"
 	# run-shell expands formats: escape ours, then add the quoted socket path.
 	# umask 077: the log it may create is the user's alone (0600), like every file of the fleet home.
-	cmd="umask 077; $(format_escape "$cmd")#{q:socket_path} >>$(format_escape "$(shell_quote "$(fleet_log_file)")") 2>&1 || :"
-	(umask 077 && mkdir -p "$(fleet_home)") 2>/dev/null || true
+	cmd="umask 077; $(format_escape "$cmd")#{q:socket_path} >>$(format_escape "$(shell_quote "$out")") 2>&1 || :"
 	tmux run-shell -b "$cmd"
 }

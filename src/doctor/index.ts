@@ -170,7 +170,10 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
   const dir = registryDir(ctx.env);
   const snapshot = await readRegistry(dir);
   const rows = snapshot.readable ? await liveRows(snapshot) : [];
-  if (!snapshot.readable) {
+  if (snapshot.untrusted) {
+    const u = snapshot.untrusted;
+    add({ id: 'registry', state: 'fail', text: `registry: ${u.path} ${u.problem}; not read (another user could forge its rows)`, fix: u.fix });
+  } else if (!snapshot.readable) {
     add({ id: 'registry', state: 'fail', text: `registry: cannot read ${dir} (${snapshot.error})`, fix: 'fix its permissions, or set @fleet-registry / TMUX_FLEET_REGISTRY to the right directory' });
   } else {
     const stale = rows.filter((x) => x.liveness === 'gone').length;

@@ -6,6 +6,6 @@
 // dashboard and the jobs reader share it.
 export const JOB_ID_RE = /^[0-9a-f]{8}$/;
 
-export function isJobId(v: unknown): v is string {
+export function isJobId(v: unknown): boolean {
   return typeof v === 'string' && JOB_ID_RE.test(v);
 }

@@ -1,6 +1,7 @@
 // Reads Claude Code's registry directory. Only regular files named
 // <digits>.json are opened: the *.key files beside them are credentials.
 import { lstatSync } from 'node:fs';
+import { dirTrustProblem, type DirProblem } from '../context';
 import { readRegularFile, UnsafeFileError } from '../fs-safe';
 import { readdir } from '../fs-async';
 import { join } from 'node:path';
@@ -18,6 +19,19 @@ export interface RegistrySnapshot {
   entries: RegistryEntry[];
   /** Rows skipped: unparseable after one retry, invalid, not a regular file, or over the size cap. */
   malformed: number;
+  /** Set when the directory is not the user's alone: nothing in it is read (unreadable, liveness unknown). */
+  untrusted?: DirProblem;
+}
+
+/**
+ * The snapshot of a registry another user could write to, or null: its rows
+ * could say anything (a Driver's row rewritten under a new session id reads
+ * as a /clear), so none is read (docs/hop.md#reading-the-registry).
+ */
+function untrustedSnapshot(dir: string): RegistrySnapshot | null {
+  const problem = dirTrustProblem(dir);
+  if (!problem) return null;
+  return { dir, readable: false, error: `${dir} ${problem.problem}; not read (fix: ${problem.fix})`, entries: [], malformed: 0, untrusted: problem };
 }
 
 export interface ReadOptions {
@@ -76,6 +90,8 @@ async function readRow(file: string, opts: ReadOptions): Promise<RowRead> {
 }
 
 export async function readRegistry(dir: string, opts: ReadOptions = {}): Promise<RegistrySnapshot> {
+  const untrusted = untrustedSnapshot(dir);
+  if (untrusted) return untrusted;
   let names: string[];
   try {
     names = await readdir(dir);
@@ -116,6 +132,12 @@ export class CachedRegistryReader {
    * are looked at. null (or a cold cache): every file is.
    */
   async read(changed: ReadonlySet<string> | null = null): Promise<RegistrySnapshot> {
+    const untrusted = untrustedSnapshot(this.dir);
+    if (untrusted) {
+      this.files.clear();
+      this.readable = false;
+      return untrusted;
+    }
     if (changed !== null && this.readable) return this.readChanged(changed);
     const { dir } = this;
     this.readable = false;

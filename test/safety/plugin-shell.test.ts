@@ -4,9 +4,13 @@
 // - A session option set by hand (`@fleet-task`, `@claude_session_id`) with a
 //   newline: tmux 3.3a's #{q:} does not escape newlines, so a value expanded
 //   into a run-shell command line would run its second line.
+// - The fleet home's log, where the shell side writes: a home another user
+//   made (uid 65534, we run as root) holding `log` as a link to a file of ours,
+//   a FIFO `log` (a shell's `>>` waits on it for ever: tmux start-up hangs),
+//   a home anyone can write to, a home that is another user's link.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { closeSync, constants, existsSync, openSync, readFileSync } from 'node:fs';
+import { chmod, chown, cp, lchown, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, sleep, waitFor, type TempDir } from '../helpers/env';
@@ -95,5 +99,77 @@ describe('prefix O: no option value reaches a shell command line', () => {
     await client.waitForStatus('fake-helper owner task1 --as sid-1', 10_000, true);
     await waitFor(async () => (await calls()).some((a) => a[0] === 'owner'), 'owner called');
     expect((await calls()).find((a) => a[0] === 'owner')).toEqual(['owner', 'task1', '--as', 'sid-1']);
+  });
+});
+
+const NOBODY = 65534;
+
+/** What the plugin said: with no client attached, a message waits in a one-shot hook for the first one. */
+const said = async () => (await server.run(['show-hooks', '-g']).catch(() => ''));
+
+describe('the log of a fleet home the shell side must not trust', () => {
+  /** Loads the plugin with a status line that reads a segment (so the plugin logs a line) and waits for the supervisor's start. */
+  async function loadAndStartSupervisor(): Promise<void> {
+    await server.run(['set-option', '-g', 'status-right', '#{fleet_owner}']);
+    loadPlugin();
+    await waitFor(async () => (await calls()).some((a) => a[0] === 'supervise'), 'the supervisor started', 15_000);
+    await sleep(300);
+  }
+
+  it("another user's home with `log` linked to a file of ours: the file is not written, the plugin says why", async () => {
+    const victim = join(tmp.path, 'victim');
+    await writeFile(victim, 'VICTIM\n', { mode: 0o600 });
+    await mkdir(home, { mode: 0o755 });
+    await symlink(victim, join(home, 'log'));
+    await lchown(join(home, 'log'), NOBODY, NOBODY);
+    await chown(home, NOBODY, NOBODY);
+    await loadAndStartSupervisor();
+    expect(readFileSync(victim, 'utf8')).toBe('VICTIM\n');
+    expect(await said()).toContain(`tmux-fleet: fleet home ${home} is owned by uid ${NOBODY}, not by you`);
+  });
+
+  it('a FIFO log: loading the plugin finishes, nothing waits on the FIFO', async () => {
+    await mkdir(home, { mode: 0o700 });
+    execFileSync('mkfifo', ['-m', '0600', join(home, 'log')]);
+    await server.run(['set-option', '-g', 'status-right', '#{fleet_owner}']);
+    // execFileSync's timeout kills a plugin that hangs, and the test fails; a reader lets a writer stuck on the FIFO go.
+    try {
+      loadPlugin({}, 15_000);
+    } finally {
+      closeSync(openSync(join(home, 'log'), constants.O_RDONLY | constants.O_NONBLOCK));
+    }
+    await waitFor(async () => (await calls()).some((a) => a[0] === 'supervise'), 'the supervisor started', 15_000);
+    // The supervisor's run-shell job does not wait on the FIFO either: the server answers, and no process holds it open.
+    const holders = execFileSync('sh', ['-c', `fuser ${join(home, 'log')} 2>/dev/null || true`]).toString().trim();
+    expect(holders).toBe('');
+  });
+
+  it('a home group and others can write to: no log line is written, the plugin says why', async () => {
+    await mkdir(home, { mode: 0o700 });
+    await chmod(home, 0o777);
+    await loadAndStartSupervisor();
+    expect(existsSync(join(home, 'log'))).toBe(false);
+    expect(await said()).toContain(`tmux-fleet: fleet home ${home} is writable by group and others`);
+  });
+
+  it("a home that is another user's link to a private directory of ours is refused (the link's owner counts)", async () => {
+    const ours = join(tmp.path, 'ours');
+    await mkdir(ours, { mode: 0o700 });
+    await symlink(ours, home);
+    await lchown(home, NOBODY, NOBODY);
+    await loadAndStartSupervisor();
+    expect(existsSync(join(ours, 'log'))).toBe(false);
+    expect(await said()).toContain(`tmux-fleet: fleet home ${home} is a link owned by uid ${NOBODY}`);
+  });
+
+  it('a home of ours (0700, a link of ours to it too) gets its log lines, 0600', async () => {
+    const ours = join(tmp.path, 'ours');
+    await mkdir(ours, { mode: 0o700 });
+    await symlink(ours, home);
+    await loadAndStartSupervisor();
+    await waitFor(() => existsSync(join(ours, 'log')) && readFileSync(join(ours, 'log'), 'utf8').includes('fake-helper supervise'), 'log lines', 10_000);
+    const text = readFileSync(join(ours, 'log'), 'utf8');
+    expect(text).toMatch(/^\d{4}-\d\d-\d\dT[\d:]+Z plugin\[\d+\]: status-right reads fleet segments/m);
+    expect((await import('node:fs')).statSync(join(ours, 'log')).mode & 0o777).toBe(0o600);
   });
 });
