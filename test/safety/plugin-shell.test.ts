@@ -33,7 +33,7 @@ async function pluginCopy(dir: string): Promise<string> {
 }
 
 /** Runs tmux-plugin.tmux as TPM does: a program, $TMUX naming the server. */
-function loadPlugin(env: Record<string, string> = {}, timeoutMs = 20_000): void {
+function loadPlugin(env: Record<string, string> = {}, timeoutMs = 60_000): void {
   const socketPath = execFileSync('tmux', ['-L', server.name, 'display-message', '-p', '#{socket_path},#{pid},0']).toString().trim();
   execFileSync(join(plugin, 'tmux-plugin.tmux'), [], {
     env: { ...cleanEnv(), TMUX_FLEET_HOME: home, ...env, TMUX: socketPath } as NodeJS.ProcessEnv,
@@ -134,7 +134,7 @@ describe('the log of a fleet home the shell side must not trust', () => {
     await server.run(['set-option', '-g', 'status-right', '#{fleet_owner}']);
     // execFileSync's timeout kills a plugin that hangs, and the test fails; a reader lets a writer stuck on the FIFO go.
     try {
-      loadPlugin({}, 15_000);
+      loadPlugin();
     } finally {
       closeSync(openSync(join(home, 'log'), constants.O_RDONLY | constants.O_NONBLOCK));
     }
