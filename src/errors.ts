@@ -21,6 +21,8 @@ export class TmuxError extends FleetError {
     readonly argv: readonly string[],
     readonly tmuxExitCode: number | null,
     readonly stderr: string,
+    /** tmux did not answer before the deadline (src/tmux/client.ts TMUX_DEADLINE_MS). */
+    readonly timedOut = false,
   ) {
     super(message);
   }
