@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { taskDir, tasksDir } from '../context';
 import { writeFileAtomic } from '../fs-atomic';
 import { FleetError, TaskFileError } from '../errors';
-import { withDirLock } from './lock';
+import { withDirLock, type LockOptions } from './lock';
 import { pidExists } from '../proc';
 import { parseTaskText } from './parse';
 import type { Task } from './schema';
@@ -52,6 +52,39 @@ export interface UpdateOptions {
   create?: boolean;
 }
 
+/** The read-modify-write a holder of the task's lock may make (withTaskLock). */
+export type LockedUpdate = (fn: (current: Task | null) => Task | null | Promise<Task | null>) => Promise<Task | null>;
+
+/** The task's directory, made (0700) when asked to create, else it must exist. */
+async function prepareTaskDir(home: string, slug: string, create: boolean | undefined): Promise<string> {
+  assertSlug(slug);
+  const dir = taskDir(home, slug);
+  if (create) {
+    await ensureDir(tasksDir(home));
+    await ensureDir(dir);
+  } else {
+    try {
+      await readdir(dir);
+    } catch {
+      throw new FleetError(`no task "${slug}" in ${tasksDir(home)}`);
+    }
+  }
+  return dir;
+}
+
+/** The read-modify-write itself; the caller holds the task's lock. */
+async function updateLocked(home: string, slug: string, dir: string, fn: (current: Task | null) => Task | null | Promise<Task | null>): Promise<Task | null> {
+  const read = readTaskAndText(home, slug);
+  const current = read?.task ?? null;
+  const next = await fn(current);
+  if (next === null) return current;
+  const now = new Date().toISOString();
+  const stamped: Task = { ...next, slug, createdAt: next.createdAt ?? now, updatedAt: now };
+  await writeFileAtomic(taskFile(home, slug), serializeTask(stamped, read?.text));
+  await removeLeftovers(dir);
+  return stamped;
+}
+
 /**
  * Locked read-modify-write. fn gets the current task (null when there is none)
  * and returns the new one, or null to write nothing. A task.json that does not
@@ -63,29 +96,19 @@ export async function updateTask(
   fn: (current: Task | null) => Task | null | Promise<Task | null>,
   opts: UpdateOptions = {},
 ): Promise<Task | null> {
-  assertSlug(slug);
-  const dir = taskDir(home, slug);
-  if (opts.create) {
-    await ensureDir(tasksDir(home));
-    await ensureDir(dir);
-  } else {
-    try {
-      await readdir(dir);
-    } catch {
-      throw new FleetError(`no task "${slug}" in ${tasksDir(home)}`);
-    }
-  }
-  return withDirLock(dir, async () => {
-    const read = readTaskAndText(home, slug);
-    const current = read?.task ?? null;
-    const next = await fn(current);
-    if (next === null) return current;
-    const now = new Date().toISOString();
-    const stamped: Task = { ...next, slug, createdAt: next.createdAt ?? now, updatedAt: now };
-    await writeFileAtomic(taskFile(home, slug), serializeTask(stamped, read?.text));
-    await removeLeftovers(dir);
-    return stamped;
-  });
+  const dir = await prepareTaskDir(home, slug, opts.create);
+  return withDirLock(dir, () => updateLocked(home, slug, dir, fn));
+}
+
+/**
+ * Runs fn while holding the task's lock, for work that must not interleave
+ * with another writer of the task between its steps (a spawn: from creating
+ * the session to recording its nonce, docs/ownership.md#spawn). fn writes
+ * through `update`, updateTask's read-modify-write without a second lock.
+ */
+export async function withTaskLock<T>(home: string, slug: string, fn: (update: LockedUpdate) => Promise<T>, opts: UpdateOptions & LockOptions = {}): Promise<T> {
+  const dir = await prepareTaskDir(home, slug, opts.create);
+  return withDirLock(dir, () => fn((change) => updateLocked(home, slug, dir, change)), opts);
 }
 
 /** `.task.json.<pid>.<time>.<n>.tmp` (src/fs-atomic.ts) and `.lock.stale-<pid>-<ms>` (./lock.ts): the writer's pid. */
