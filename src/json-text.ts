@@ -142,3 +142,69 @@ export function removeAt(text: string, path: readonly (string | number)[]): stri
   if (spanIndex === entries.length - 1) return text.slice(0, (entries[spanIndex - 1] as readonly [number, number])[1]) + text.slice(end);
   return text.slice(0, start) + text.slice((entries[spanIndex + 1] as readonly [number, number])[0]);
 }
+
+/** A key written twice in one object: JSON.parse keeps the last copy, a text edit (jsonc-parser) finds the first. */
+export interface DuplicateKey {
+  /** Where the object holding the key is (object keys, array indices). */
+  path: (string | number)[];
+  key: string;
+  /** 1-based lines of the first two copies. */
+  lines: [number, number];
+}
+
+const lineAt = (text: string, offset: number) => text.slice(0, offset).split('\n').length;
+
+/**
+ * The first key written twice on the way to `path` (only the key followed, at
+ * each level) or anywhere under it, or null. An editor that changes what is at
+ * `path` must refuse such a text: its edit would land in a copy that readers
+ * ignore, or depend on which copy they keep. A text that is not JSON has none.
+ * Shared by every config editor (Claude Code's settings.json and the others).
+ */
+export function duplicateKeyOnPath(text: string, path: readonly (string | number)[]): DuplicateKey | null {
+  let root: JsonSpan;
+  try {
+    root = scanJson(text);
+  } catch {
+    return null;
+  }
+  const twice = (span: JsonSpan, at: (string | number)[], only?: string): DuplicateKey | null => {
+    if (span.kind !== 'object') return null;
+    const seen = new Map<string, JsonMember>();
+    for (const m of span.members) {
+      if (only !== undefined && m.key !== only) continue;
+      const first = seen.get(m.key);
+      if (first) return { path: at, key: m.key, lines: [lineAt(text, first.keyStart), lineAt(text, m.keyStart)] };
+      seen.set(m.key, m);
+    }
+    return null;
+  };
+  const under = (span: JsonSpan, at: (string | number)[]): DuplicateKey | null => {
+    const here = twice(span, at);
+    if (here) return here;
+    if (span.kind === 'object') {
+      for (const m of span.members) {
+        const found = under(m.value, [...at, m.key]);
+        if (found) return found;
+      }
+    } else if (span.kind === 'array') {
+      for (const [i, item] of span.items.entries()) {
+        const found = under(item, [...at, i]);
+        if (found) return found;
+      }
+    }
+    return null;
+  };
+  let span: JsonSpan | undefined = root;
+  const at: (string | number)[] = [];
+  for (const seg of path) {
+    if (!span) return null;
+    if (typeof seg === 'string') {
+      const dup = twice(span, at, seg);
+      if (dup) return dup;
+      span = span.kind === 'object' ? span.members.find((m) => m.key === seg)?.value : undefined;
+    } else span = span.kind === 'array' ? span.items[seg] : undefined;
+    at.push(seg);
+  }
+  return span ? under(span, at) : null;
+}
