@@ -12,7 +12,7 @@ function tempName(file: string): string {
   return join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now().toString(36)}.${counter}.tmp`);
 }
 
-export async function writeFileAtomic(file: string, text: string, mode = 0o600): Promise<void> {
+export async function writeFileAtomic(file: string, text: string | Buffer, mode = 0o600): Promise<void> {
   const tmp = tempName(file);
   try {
     await writeNewFile(tmp, text, 'wx', mode, true);

@@ -19,8 +19,12 @@ export interface JsonMember {
 
 const WS = new Set([' ', '\t', '\n', '\r']);
 
-/** The spans of a text that JSON.parse accepts; throws (a number, the offset) on anything else. */
-export function scanJson(text: string): JsonSpan {
+/**
+ * The spans of a text that JSON.parse accepts; throws (a number, the offset) on
+ * anything else. `decode` turns the text of a key into the text JSON.parse
+ * reads (the identity; for a text holding bytes one per character, UTF-8 decoding).
+ */
+export function scanJson(text: string, decode: (raw: string) => string = (raw) => raw): JsonSpan {
   let i = 0;
   const fail = (): never => {
     throw i;
@@ -60,7 +64,7 @@ export function scanJson(text: string): JsonSpan {
         if (text[i] !== ':') fail();
         i++;
         const v = value();
-        members.push({ key: JSON.parse(text.slice(keyStart, keyEnd)) as string, keyStart, keyEnd, value: v });
+        members.push({ key: JSON.parse(decode(text.slice(keyStart, keyEnd))) as string, keyStart, keyEnd, value: v });
         ws();
         if (text[i] === ',') i++;
         else if (text[i] === '}') {
@@ -100,6 +104,28 @@ export function scanJson(text: string): JsonSpan {
   ws();
   if (i < text.length) fail();
   return root;
+}
+
+/**
+ * How deep a JSON text nests (`{}` is 1, `[[1]]` is 2), in one pass that skips
+ * strings: a reader that recurses checks it first.
+ */
+export function maxNesting(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      if (depth > max) max = depth;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return max;
 }
 
 /** The span at path (object keys: the last of duplicates, as JSON.parse reads; array indices), with its parent. */

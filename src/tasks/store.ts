@@ -1,7 +1,7 @@
 // The task store: the only code that writes task.json.
 import { statSync } from 'node:fs';
 import { chmod, lstat, mkdir, readdir, unlink } from '../fs-async';
-import { readRegularFileIfExists, UnsafeFileError } from '../fs-safe';
+import { readRegularFileBytes, UnsafeFileError } from '../fs-safe';
 import { join } from 'node:path';
 import { taskDir, tasksDir } from '../context';
 import { writeFileAtomic } from '../fs-atomic';
@@ -24,22 +24,26 @@ export function taskFile(home: string, slug: string): string {
 
 /** Reads a task; null when it does not exist. Throws TaskFileError when it does not parse or validate. */
 export async function readTask(home: string, slug: string): Promise<Task | null> {
-  return readTaskAndText(home, slug)?.task ?? null;
+  return readTaskAndBytes(home, slug)?.task ?? null;
 }
 
-/** The task and the text it was read from (the serializer copies unchanged values from it). */
-function readTaskAndText(home: string, slug: string): { task: Task; text: string } | null {
+/**
+ * The task and the bytes it was read from (the serializer copies unchanged
+ * values from them byte for byte, bytes that are no UTF-8 included).
+ */
+function readTaskAndBytes(home: string, slug: string): { task: Task; bytes: Buffer } | null {
   assertSlug(slug);
   const file = taskFile(home, slug);
-  let text: string | null;
+  let bytes: Buffer;
   try {
     // Not followed if a link, not read if a FIFO or a device: see docs/tasks.md#reading-files-safely.
-    text = readRegularFileIfExists(file, MAX_TASK_BYTES);
+    bytes = readRegularFileBytes(file, MAX_TASK_BYTES);
   } catch (err) {
+    if (err instanceof UnsafeFileError && err.code === 'ENOENT') return null;
     if (err instanceof UnsafeFileError) throw new TaskFileError(file, err.problem);
     throw err;
   }
-  return text === null ? null : { task: parseTaskText(text, file), text };
+  return { task: parseTaskText(bytes.toString('utf8'), file), bytes };
 }
 
 async function ensureDir(dir: string): Promise<void> {
@@ -74,13 +78,13 @@ async function prepareTaskDir(home: string, slug: string, create: boolean | unde
 
 /** The read-modify-write itself; the caller holds the task's lock. */
 async function updateLocked(home: string, slug: string, dir: string, fn: (current: Task | null) => Task | null | Promise<Task | null>): Promise<Task | null> {
-  const read = readTaskAndText(home, slug);
+  const read = readTaskAndBytes(home, slug);
   const current = read?.task ?? null;
   const next = await fn(current);
   if (next === null) return current;
   const now = new Date().toISOString();
   const stamped: Task = { ...next, slug, createdAt: next.createdAt ?? now, updatedAt: now };
-  await writeFileAtomic(taskFile(home, slug), serializeTask(stamped, read?.text));
+  await writeFileAtomic(taskFile(home, slug), read ? serializeTask(stamped, read.bytes) : serializeTask(stamped));
   await removeLeftovers(dir);
   return stamped;
 }
