@@ -157,8 +157,17 @@ fleet_log_usable() {
 # Appends one line to <fleet home>/log (TPM throws the plugin's output away);
 # nothing when the log is not safe to write (fleet_log_usable).
 fleet_log() {
+	fleet_log_as plugin "$*"
+}
+
+# fleet_log_as <who> <message>: one log line as the helper writes them: time,
+# who[pid], the message with control characters as '?', so it cannot split a
+# line or reach the terminal of whoever reads the log.
+fleet_log_as() {
+	local message="$2"
 	fleet_log_usable || return 0
-	(umask 077 && printf '%s plugin[%s]: %s\n' "$(date -u '+%Y-%m-%dT%H:%M:%SZ')" "$$" "$*" >>"$(fleet_log_file)") 2>/dev/null || true
+	message="${message//[[:cntrl:]]/?}"
+	(umask 077 && printf '%s %s[%s]: %s\n' "$(date -u '+%Y-%m-%dT%H:%M:%SZ')" "$1" "$$" "$message" >>"$(fleet_log_file)") 2>/dev/null || true
 }
 
 # A message in the status line for @fleet-message-time ms (at least $2 ms when
@@ -207,12 +216,13 @@ fleet_helper_command() {
 # that is expected on every reload, so its output goes to the log and its exit
 # status is swallowed rather than shown to the user.
 start_supervisor() {
-	local cmd out=/dev/null
+	local cmd lines
 	cmd="$(fleet_helper_command) supervise --socket-path "
-	# The log only when it is safe to append to; else the helper's own refusal goes nowhere (the plugin said why).
-	fleet_log_usable && out="$(fleet_log_file)"
+	# What it prints becomes log lines (scripts/log-lines.sh): time, who, one line
+	# each, and nothing when the log is not safe to write (the plugin said why).
+	# The home this plugin load checked: a run-shell job has the server's environment, not ours.
+	lines="TMUX_FLEET_HOME=$(shell_quote "$(fleet_home)") $(shell_quote "$FLEET_SCRIPTS_DIR/log-lines.sh") supervise"
 	# run-shell expands formats: escape ours, then add the quoted socket path.
-	# umask 077: the log it may create is the user's alone (0600), like every file of the fleet home.
-	cmd="umask 077; $(format_escape "$cmd")#{q:socket_path} >>$(format_escape "$(shell_quote "$out")") 2>&1 || :"
+	cmd="$(format_escape "$cmd")#{q:socket_path} 2>&1 </dev/null | $(format_escape "$lines") || :"
 	tmux run-shell -b "$cmd"
 }

@@ -8,6 +8,8 @@
 //   made (uid 65534, we run as root) holding `log` as a link to a file of ours,
 //   a FIFO `log` (a shell's `>>` waits on it for ever: tmux start-up hangs),
 //   a home anyone can write to, a home that is another user's link.
+// - What the supervisor's run-shell job prints (tmux's `invalid option: …`
+//   comes without a newline) reaches the log as log lines: time, who, one line each.
 import { execFileSync } from 'node:child_process';
 import { closeSync, constants, existsSync, openSync, readFileSync } from 'node:fs';
 import { chmod, chown, cp, lchown, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
@@ -171,5 +173,20 @@ describe('the log of a fleet home the shell side must not trust', () => {
     const text = readFileSync(join(ours, 'log'), 'utf8');
     expect(text).toMatch(/^\d{4}-\d\d-\d\dT[\d:]+Z plugin\[\d+\]: status-right reads fleet segments/m);
     expect((await import('node:fs')).statSync(join(ours, 'log')).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe("what the supervisor's job prints", () => {
+  it('reaches the log as log lines: time first, one line each, the last one even without its newline', async () => {
+    await mkdir(home, { mode: 0o700 });
+    await server.run(['set-environment', '-g', 'FAKE_HELPER_STDERR', 'one\u001b[31m line\ninvalid option: @fleet-attention']);
+    loadPlugin();
+    await waitFor(() => existsSync(join(home, 'log')) && readFileSync(join(home, 'log'), 'utf8').includes('@fleet-attention'), 'the job output in the log', 15_000);
+    await waitFor(() => readFileSync(join(home, 'log'), 'utf8').endsWith('\n'), 'the last line ended', 15_000);
+    const lines = readFileSync(join(home, 'log'), 'utf8').split('\n').slice(0, -1);
+    for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ [a-z]+\[\d+\]: /);
+    expect(lines.some((l) => / supervise\[\d+\]: fake-helper supervise --socket-path \//.test(l))).toBe(true);
+    expect(lines.some((l) => / supervise\[\d+\]: one\?\[31m line$/.test(l))).toBe(true);
+    expect(lines.some((l) => / supervise\[\d+\]: invalid option: @fleet-attention$/.test(l))).toBe(true);
   });
 });
