@@ -93,6 +93,32 @@ describe('dirTrustProblem: the one rule for directories whose files decide', () 
   });
 });
 
+describe('stamp (the SessionStart hook) on a refused fleet home', () => {
+  let fe: FleetEnv;
+  beforeEach(async () => {
+    fe = await makeFleetEnv();
+    await mkdir(join(fe.home, 'tasks'), { recursive: true, mode: 0o700 });
+  });
+  afterEach(async () => {
+    await fe.cleanup();
+  });
+  const stamp = () => runFleet(['stamp'], { env: { ...fe.env, TMUX_PANE: '%0' }, input: JSON.stringify({ session_id: REAL, source: 'startup' }) });
+
+  it('tasks/ writable by others: prints nothing, exits 0, and the home (ours) gets the log line', async () => {
+    await chmod(join(fe.home, 'tasks'), 0o777);
+    const r = await stamp();
+    expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, '', '']);
+    expect(readFileSync(join(fe.home, 'log'), 'utf8')).toMatch(/stamp\[\d+\]: fleet home: .*tasks is writable by group and others; refusing to use it/);
+  });
+
+  it("a home of another user: prints nothing, exits 0, writes nothing there", async () => {
+    await chown(fe.home, NOBODY, NOBODY);
+    const r = await stamp();
+    expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, '', '']);
+    expect((await readdir(fe.home)).sort()).toEqual(['tasks']);
+  });
+});
+
 describe('a registry another user can write to is not read', () => {
   let fe: FleetEnv;
   beforeEach(async () => {
