@@ -1,6 +1,6 @@
 // The task store: the only code that writes task.json.
 import { statSync } from 'node:fs';
-import { chmod, lstat, mkdir, readdir, unlink } from '../fs-async';
+import { chmod, lstat, mkdir, readdir, rm, unlink } from '../fs-async';
 import { readRegularFileBytes, UnsafeFileError } from '../fs-safe';
 import { join } from 'node:path';
 import { taskDir, tasksDir } from '../context';
@@ -140,8 +140,10 @@ export async function removeLeftovers(dir: string, now: number = Date.now()): Pr
     if (pidExists(pid)) continue;
     const path = join(dir, name);
     const st = await lstat(path).catch(() => null);
-    if (!st || st.isDirectory() || now - st.mtimeMs < LEFTOVER_AGE_MS) continue;
-    await unlink(path).then(
+    if (!st || now - st.mtimeMs < LEFTOVER_AGE_MS) continue;
+    // A lock directory moved aside (./lock.ts breaks one) goes with what it holds; a temp file is a file.
+    if (st.isDirectory() && m[2] === undefined) continue;
+    await (st.isDirectory() ? rm(path, { recursive: true, force: true }) : unlink(path)).then(
       () => removed.push(name),
       () => undefined,
     );
