@@ -14,7 +14,7 @@ import { bootTime, readProcStat } from '../proc';
 import { follow, parkedJob, shortSid } from '../registry/follow';
 import { renderAgent, sid8 } from '../registry/hop';
 import { liveRows, type LiveRow } from '../registry/liveness';
-import { readRegistry } from '../registry/reader';
+import { MAX_KEPT_ROWS, readRegistry } from '../registry/reader';
 import { runningSupervisor } from '../nudge';
 import { statusFitChecks } from '../status/fit';
 import { sessionTarget } from '../tmux/args';
@@ -179,7 +179,8 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
     const stale = rows.filter((x) => x.liveness === 'gone').length;
     const unknown = rows.filter((x) => x.liveness === 'unknown').length;
     const uncheckable = unknown > 0 ? `, ${unknown} not checkable here` : '';
-    add({ id: 'registry', state: 'ok', text: `registry: ${dir}: ${rows.length} row${rows.length === 1 ? '' : 's'} (${snapshot.malformed} malformed, ${stale} stale${uncheckable})` });
+    const overCap = snapshot.overCap ? `, ${snapshot.overCap} not read (over the ${MAX_KEPT_ROWS}-row cap)` : '';
+    add({ id: 'registry', state: 'ok', text: `registry: ${dir}: ${rows.length} row${rows.length === 1 ? '' : 's'} (${snapshot.malformed} malformed, ${stale} stale${uncheckable}${overCap})` });
   }
 
   // Claude Code hook.

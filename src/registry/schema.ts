@@ -9,9 +9,16 @@ const optionalTime = z.optional(z.union([text, z.number()]));
 // A row naming a job id Claude Code would not write is not read (src/registry/job-id.ts).
 const optionalJobId = z.optional(z.string().check(z.regex(JOB_ID_RE, 'must be 8 lowercase hex characters')));
 
+/**
+ * Strings of a kept row are cut at this length (src/registry/reader.ts); no
+ * real value (a path, a sentence) reaches it. A session id is an identity,
+ * never cut: a row with a longer one is malformed.
+ */
+export const MAX_KEPT_CHARS = 1024;
+
 export const RegistryRowSchema = z.looseObject({
   pid: z.number().check(z.int(), z.positive()),
-  sessionId: text,
+  sessionId: z.string().check(z.maxLength(MAX_KEPT_CHARS)),
   kind: optionalText,
   status: optionalText,
   waitingFor: optionalText,
