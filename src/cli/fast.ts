@@ -5,7 +5,8 @@
 import { join } from 'node:path';
 import { FAST_LOADERS } from './fast-commands';
 import { fastCall, parseCommandArgs } from './parse';
-import { report, runCommand, wantsJson } from './run';
+import { fleetHome } from '../context';
+import { hookFailure, report, runCommand, wantsJson } from './run';
 import type { Bundle } from './types';
 
 export async function main(argv: string[]): Promise<number> {
@@ -15,6 +16,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await runCommand(spec, parseCommandArgs(spec, argv), load);
   } catch (err) {
+    // A hook's arguments that do not parse fail it no more than anything else (src/cli/run.ts).
+    if (spec.hook) return hookFailure(spec, err, fleetHome());
     return report(err, wantsJson(argv));
   }
 }

@@ -43,6 +43,7 @@ export const COMMANDS: CommandSpec[] = [
     positionals: [],
     options: { sid: { type: 'string', describe: 'session id (default: session_id of the hook JSON on stdin)' } },
     fast: true,
+    hook: true,
   },
   {
     name: 'sid-of-pane',

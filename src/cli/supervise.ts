@@ -23,12 +23,17 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   const recorder = new DriverProcessRecorder(ctx.home, (message) => appendLog(ctx.home, 'supervise', message));
   const stamper = new PaneStamper(ctx, tmux, () => supervisor?.wake());
   let recheck: NodeJS.Timeout | null = null;
+  /** The registry refusal last logged: one line when it starts (or changes), not one per wake. */
+  let untrustedLogged = '';
   // One liveness reader for the render and the poll's look for deaths (it keeps what /proc said).
   const liveness = new LivenessReader();
   const render = makeRender(
     ctx.home,
     registryDir(ctx.env),
     (data, proof, stampPids) => {
+      const refusal = data.registry.untrusted ? `registry: ${data.registry.error ?? ''}` : '';
+      if (refusal !== untrustedLogged && refusal !== '') appendLog(ctx.home, 'supervise', refusal);
+      untrustedLogged = refusal;
       if (data.pidsExist) supervisor?.watchPids(new Map([...data.pidsExist, ...stampPids.map((pid) => [pid, true] as const)]));
       supervisor?.watchJobs(rowJobIds(data.rows.filter((r) => r.alive)));
       // Not awaited: a task write or a stamp never holds up the status line; each brings its own wake.

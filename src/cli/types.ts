@@ -37,6 +37,11 @@ export interface CommandSpec {
    * Its module is then named in fast-commands.ts, else in commands.ts.
    */
   fast?: boolean;
+  /**
+   * Run by an agent as a hook (stamp): prints nothing and never fails it; any
+   * error, a refused fleet home included, goes to the log and the exit is 0.
+   */
+  hook?: boolean;
 }
 
 /** What a bundle exports: the entry (src/cli/bin.ts) calls the fast one's, the fast one the full CLI's. */

@@ -18,7 +18,7 @@ import { follow, parkedJob, shortSid } from '../registry/follow';
 import { agentStateOf, renderAgent, sid8 } from '../registry/hop';
 import { attachJobStates } from '../registry/jobs';
 import { liveRows, type LiveRow } from '../registry/liveness';
-import { readRegistry } from '../registry/reader';
+import { MAX_KEPT_ROWS, readRegistry } from '../registry/reader';
 import { runningSupervisor } from '../nudge';
 import { statusFitChecks } from '../status/fit';
 import { sessionTarget } from '../tmux/args';
@@ -174,13 +174,17 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
   const dir = registryDir(ctx.env);
   const snapshot = await readRegistry(dir);
   const rows = snapshot.readable ? attachJobStates(await liveRows(snapshot), dir) : [];
-  if (!snapshot.readable) {
+  if (snapshot.untrusted) {
+    const u = snapshot.untrusted;
+    add({ id: 'registry', state: 'fail', text: `registry: ${u.path} ${u.problem}; not read (another user could forge its rows)`, fix: u.fix });
+  } else if (!snapshot.readable) {
     add({ id: 'registry', state: 'fail', text: `registry: cannot read ${dir} (${snapshot.error})`, fix: 'fix its permissions, or set @fleet-registry / TMUX_FLEET_REGISTRY to the right directory' });
   } else {
     const stale = rows.filter((x) => x.liveness === 'gone').length;
     const unknown = rows.filter((x) => x.liveness === 'unknown').length;
     const uncheckable = unknown > 0 ? `, ${unknown} not checkable here` : '';
-    add({ id: 'registry', state: 'ok', text: `registry: ${dir}: ${rows.length} row${rows.length === 1 ? '' : 's'} (${snapshot.malformed} malformed, ${stale} stale${uncheckable})` });
+    const overCap = snapshot.overCap ? `, ${snapshot.overCap} not read (over the ${MAX_KEPT_ROWS}-row cap)` : '';
+    add({ id: 'registry', state: 'ok', text: `registry: ${dir}: ${rows.length} row${rows.length === 1 ? '' : 's'} (${snapshot.malformed} malformed, ${stale} stale${uncheckable}${overCap})` });
   }
 
   // Claude Code hook.

@@ -13,7 +13,7 @@ import * as z from '../zod';
 import { claudeConfigDir } from '../context';
 import { FleetError } from '../errors';
 import { writeFileAtomic } from '../fs-atomic';
-import { removeAt } from '../json-text';
+import { duplicateKeyOnPath, removeAt } from '../json-text';
 import { jsonErrorWithoutContent } from '../text';
 
 export const HOOK_EVENT = 'SessionStart';
@@ -321,12 +321,27 @@ function result(
 }
 
 /**
+ * Refuses a file with a key twice on the way to our hook (`hooks`,
+ * `SessionStart`) or inside it: Claude Code reads the last copy, an edit
+ * would change the first, and the file would say one thing and do another.
+ */
+function refuseDuplicateKeys(read: SettingsRead): void {
+  const dup = duplicateKeyOnPath(read.text, EVENT_PATH);
+  if (!dup) return;
+  const where = dup.path.length > 0 ? ` in ${dup.path.join('.')}` : '';
+  throw new FleetError(
+    `${read.file}: the key ${JSON.stringify(dup.key)} appears twice${where} (lines ${dup.lines[0]} and ${dup.lines[1]}); the agent reads only the last, so an edit could land in the copy it ignores: merge them into one; nothing changed`,
+  );
+}
+
+/**
  * Adds our hook once; an older stamp hook (another helper path) is pointed at
  * this helper; duplicates go. `group`: the hook group as the agent's file
  * takes it (default: Claude Code's).
  */
 export async function installHook(file: string, command: string, group: Json = claudeHookGroup(command)): Promise<HookResult> {
   const read = await readSettings(file);
+  refuseDuplicateKeys(read);
   const found = findStampHooks(read.data);
   const exact = found.find((f) => f.command === command);
   if (exact && found.length === 1) {
@@ -361,6 +376,7 @@ export async function installHook(file: string, command: string, group: Json = c
 /** Removes every stamp hook, and nothing else. */
 export async function uninstallHook(file: string, command: string): Promise<HookResult> {
   const read = await readSettings(file);
+  refuseDuplicateKeys(read);
   const found = findStampHooks(read.data);
   if (found.length === 0) {
     return result('uninstall', read, read.data, command, 'absent', null, `not installed in ${file}; nothing changed`);

@@ -1,13 +1,8 @@
 // A job's state as read from its state file, and the wait it states
-// (docs/hop.md#the-job-state-file). No imports: Follow, in the fast bundle of
+// (docs/hop.md#the-job-state-file). No imports but the job id rule: Follow, in the fast bundle of
 // `owner`, reads it without loading the reader (src/registry/jobs.ts).
 
-/**
- * A job id: Claude Code's are 8 hex characters. Only ids of this shape are
- * looked up as a directory name or passed to a command; nothing with a dot or
- * a slash.
- */
-export const JOB_ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
+export { JOB_ID_RE } from './job-id';
 
 /** A job's state as Claude Code wrote it (absent fields are null). */
 export interface JobState {

@@ -5,9 +5,11 @@
 // rows by job id alone.
 import { lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { dirTrustProblem } from '../context';
 import { readRegularFile, UnsafeFileError } from '../fs-safe';
 import * as z from '../zod';
-import { JOB_ID_RE, type JobState } from './job-state';
+import { type JobState } from './job-state';
+import { JOB_ID_RE } from './job-id';
 import type { LiveRow } from './liveness';
 
 export { JOB_ID_RE, jobNeeds, type JobState } from './job-state';
@@ -71,8 +73,9 @@ export function parseJobState(jobId: string, text: string): JobState | null {
 export function stateFileSignature(dir: string, jobId: string): string {
   try {
     // The job's directory itself must be a directory, not a link to one elsewhere.
+    // Another user's directory, or one others may write to, could hold a forged need (docs/tasks.md#file-modes).
     const d = lstatSync(join(dir, jobId), { throwIfNoEntry: false });
-    if (!d || !d.isDirectory()) return '';
+    if (!d || !d.isDirectory() || (d.mode & 0o022) !== 0 || (process.getuid !== undefined && d.uid !== process.getuid())) return '';
     const st = lstatSync(join(dir, jobId, JOB_STATE_FILE), { throwIfNoEntry: false });
     if (!st || !st.isFile()) return '';
     return `${st.ino}:${st.size}:${st.mtimeMs}`;
@@ -102,6 +105,8 @@ export function readJobStates(
   cache?: Map<string, { sig: string; state: JobState | null }>,
 ): Map<string, JobState> {
   const out = new Map<string, JobState>();
+  // The registry's rule: a jobs directory another user could write to is not read.
+  if (dirTrustProblem(dir) !== null) return out;
   for (const jobId of new Set(jobIds)) {
     if (!JOB_ID_RE.test(jobId)) continue;
     const sig = stateFileSignature(dir, jobId);

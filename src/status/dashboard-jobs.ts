@@ -5,15 +5,15 @@
 // never a guessed path; tmux runs through src/tmux/ with argv arrays.
 import { FleetError, UsageError, errorMessage } from '../errors';
 import { optionValue } from '../options';
+import { isJobId } from '../registry/job-id';
 import { sessionTarget } from '../tmux/args';
 import type { Tmux } from '../tmux/client';
 import { switchClient } from '../tmux/switch';
-import { JOB_ID_RE } from '../registry/job-state';
 import { fleetWaiters, readDashboardData } from './dashboard-agents';
 
-/** A job id from a row or the user, before it reaches a command line. */
+/** A job id as Claude Code writes it, else a UsageError: nothing else reaches a command line (the agent takes no `--`). */
 export function assertJobId(jobId: string): string {
-  if (!JOB_ID_RE.test(jobId)) throw new UsageError(`not a background job id: ${JSON.stringify(jobId.slice(0, 80))}`);
+  if (!isJobId(jobId)) throw new UsageError(`not a background job id: ${JSON.stringify(jobId.slice(0, 80))}`);
   return jobId;
 }
 

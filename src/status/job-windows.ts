@@ -10,7 +10,7 @@ import type { LiveRow, Liveness } from '../registry/liveness';
 import { ownerSid } from '../tasks/schema';
 import type { TaskEntry } from '../tasks/store';
 import type { PaneSnap } from '../tmux/snapshot';
-import { JOB_ID_RE } from '../registry/job-state';
+import { JOB_ID_RE } from '../registry/job-id';
 import type { WindowValues } from './segment-writes';
 import { agentSegment, ownerSegment, segment, type Styles } from './segments';
 

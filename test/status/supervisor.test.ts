@@ -131,7 +131,7 @@ describe('status segments on an attached client', () => {
     const evil = `#(touch ${marker})#[fg=red]`;
     await writeFile(
       join(fenv.registry, `${process.pid}.json`),
-      JSON.stringify({ pid: process.pid, sessionId: sid, kind: 'interactive', status: 'waiting', waitingFor: evil, parkedJobId: 'nojob' }),
+      JSON.stringify({ pid: process.pid, sessionId: sid, kind: 'interactive', status: 'waiting', waitingFor: evil, parkedJobId: '0badf00d' }),
     );
     const c = await watch('hostile');
     await seen(c, `waiting: #(touch ${marker})#[fg=red]`, 'hostile text');
@@ -167,8 +167,8 @@ describe('hostile ids in files the user or an agent wrote', () => {
     await server.run(['set-option', '-t', '=hostile-hop:', '@claude_session_id', tab]);
     const sleeper = execa('sleep', ['86400'], { reject: false });
     try {
-      await writeFile(join(fenv.registry, `${sleeper.pid}.json`), JSON.stringify({ pid: sleeper.pid, sessionId: '#[fg=red]#(job', kind: 'bg', status: 'busy', jobId: '#(x)' }));
-      await writeFile(join(fenv.registry, `${process.pid}.json`), JSON.stringify({ pid: process.pid, sessionId: tab, kind: 'interactive', status: 'idle', parkedJobId: '#(x)' }));
+      await writeFile(join(fenv.registry, `${sleeper.pid}.json`), JSON.stringify({ pid: sleeper.pid, sessionId: '#[fg=red]#(job', kind: 'bg', status: 'busy', jobId: '0badf00d' }));
+      await writeFile(join(fenv.registry, `${process.pid}.json`), JSON.stringify({ pid: process.pid, sessionId: tab, kind: 'interactive', status: 'idle', parkedJobId: '0badf00d' }));
       const c = await watch('hostile-hop');
       await seen(c, '↪ #(to → #[fg', 'hostile hop');
       await new Promise((r) => setTimeout(r, 500));
