@@ -16,6 +16,8 @@ import { execa } from 'execa';
 import { runFleet, sleep, waitFor, type CliResult } from '../helpers/env';
 import { ROOT } from '../helpers/paths';
 import { removeSocketFile } from '../helpers/tmux-server';
+import { signal } from '../helpers/tier';
+import { pidExists } from '../../src/proc';
 import { processesWithHome, until } from '../claude/world';
 import { agentBinary, agentsCacheDir, OTHER_AGENTS } from './install.mjs';
 
@@ -193,7 +195,7 @@ export async function makeAgentWorld(agent: OtherAgent): Promise<AgentWorld> {
     processes: () => processesWithHome(home),
     async close() {
       await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
-      await waitFor(() => !running(serverPid), 'tmux server gone', 5000).catch(() => signal(serverPid, 'SIGKILL'));
+      await waitFor(() => !pidExists(serverPid), 'tmux server gone', 5000).catch(() => signal(serverPid, 'SIGKILL'));
       await removeSocketFile(socket);
       // Agents outlive their server (Gemini CLI ignores the hang-up; Codex's daemon runs on): ended here.
       for (const p of world.processes()) signal(p.pid, 'SIGTERM');
@@ -215,22 +217,7 @@ function execaSyncish(socket: string, env: Record<string, string>, args: string[
   }
 }
 
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-function signal(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig);
-  } catch {
-    /* already gone */
-  }
-}
 
 /** The thread locks under <home>/.codex/thread-writer-locks that a process holds open, by session id. */
 export function codexLocksOf(pid: number): string[] {

@@ -16,6 +16,8 @@ import { execa } from 'execa';
 import { runFleet, sleep, waitFor, type CliResult } from '../helpers/env';
 import { ROOT } from '../helpers/paths';
 import { removeSocketFile } from '../helpers/tmux-server';
+import { signal } from '../helpers/tier';
+import { pidExists } from '../../src/proc';
 import { startModelServer, type ModelServer, type ScriptRule, type TrafficEntry } from '../fixtures/model-server.mjs';
 
 export interface Row {
@@ -259,7 +261,7 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
       await world.claude(['daemon', 'stop', '--any']).catch(() => undefined);
       await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
       await model.close();
-      const serverGone = await waitFor(() => !pidRunning(serverPid), 'tmux server gone', 5000).catch(() => false);
+      const serverGone = await waitFor(() => !pidExists(serverPid), 'tmux server gone', 5000).catch(() => false);
       if (serverGone === false) signal(serverPid, 'SIGKILL');
       await removeSocketFile(socket);
       // bg-pty-host processes leave a moment after the daemon; anything still here after that is killed.
@@ -288,22 +290,7 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
 /** A tmux target: a pane id (`%N`) as it is, a session name exactly (`=<name>:`). */
 const paneTarget = (sessionOrPane: string) => (sessionOrPane.startsWith('%') ? sessionOrPane : `=${sessionOrPane}:`);
 
-function pidRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-function signal(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig);
-  } catch {
-    /* already gone */
-  }
-}
 
 /** Running processes (zombies left out: they are gone) whose environment has HOME=home, with their command lines. */
 export function processesWithHome(home: string): { pid: number; comm: string; args?: string }[] {
