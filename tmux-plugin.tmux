@@ -199,10 +199,11 @@ bind_keys() {
 			display-popup -E -w "$width" -h "$height" "$(popup_command)"
 	done <<<"$dashboard_keys"
 
-	# run-shell expands formats: our path is escaped, the session's values are
-	# quoted for the shell by tmux (#{q:...}); name= keeps empty values in place.
+	# run-shell expands formats: our path is escaped; only tmux's own names go on
+	# the command line, quoted by tmux (#{q:...}). The session's options are
+	# read by the script: #{q:} keeps a newline, which the shell would run.
 	owner_cmd="$(format_escape "$(shell_quote "$OWNER_SCRIPT")")"
-	owner_cmd="$owner_cmd client=#{q:client_name} session=#{q:session_name} task=#{q:@fleet-task} stamp=#{q:@claude_session_id}"
+	owner_cmd="$owner_cmd client=#{q:client_name} session=#{q:session_id}"
 	while IFS= read -r key; do
 		[ -n "$key" ] || continue
 		bind_key_or_report @fleet-owner-key "tmux-fleet: this session's owner verdict" "$key" run-shell -b "$owner_cmd"
@@ -270,8 +271,16 @@ start_helper() {
 	"$CURRENT_DIR/scripts/build-helper.sh" </dev/null >/dev/null 2>&1 &
 }
 
+# A fleet home the helper refuses is said once, with its fix: nothing is logged there.
+report_fleet_home() {
+	FLEET_HOME_CHECKED="ok$(fleet_home_problem)"
+	[ "$FLEET_HOME_CHECKED" = ok ] && return 0
+	display_message "tmux-fleet: fleet home $(fleet_home) ${FLEET_HOME_CHECKED#ok}; not writing to it" 10000
+}
+
 main() {
 	local node_found=1
+	report_fleet_home
 	set_version_option
 	use_node || node_found=0
 	export_registry

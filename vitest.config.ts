@@ -9,7 +9,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The real-agent tier has its own config (vitest.claude.config.ts, `npm run test:claude`).
-    exclude: ['**/node_modules/**', '**/.git/**', 'test/claude/**'],
+    exclude: ['**/node_modules/**', '**/.git/**', 'test/claude/**', 'test/agents-real/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     // The caller's TMUX, TMUX_FLEET_* and CLAUDE_* variables are cleared in every worker.
     setupFiles: ['test/helpers/setup.ts'],

@@ -11,7 +11,7 @@
 // BENCH_KEEP=1 (keep the work directory, with the supervisor's log).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -124,8 +124,7 @@ function timeRun(argv, env) {
   return { ms, status: r.status };
 }
 function fleetEnv(home, extra = {}) {
-  // XDG_CACHE_HOME in the work directory: an older build (BENCH_BEFORE_BIN) kept a code cache there.
-  const env = { ...process.env, TMUX_FLEET_HOME: home, XDG_CACHE_HOME: join(work, 'cache'), ...extra };
+  const env = { ...process.env, TMUX_FLEET_HOME: home, ...extra };
   delete env.TMUX;
   delete env.TMUX_FLEET_DEBUG;
   delete env.TMUX_PANE;
@@ -206,14 +205,6 @@ const note = (line) => {
 };
 
 // ---------------------------------------------------------------- a. owner
-/** A copy of dist/ without the fast bundle's code cache (docs/budgets.md#the-code-cache): what the cache saves. */
-function withoutCodeCache() {
-  const dir = join(work, 'dist-without-code-cache');
-  cpSync(join(root, 'dist'), dir, { recursive: true });
-  for (const f of readdirSync(dir)) if (f.endsWith('.cache')) rmSync(join(dir, f));
-  return join(dir, 'tmux-fleet.cjs');
-}
-
 async function benchOwner() {
   const home = join(work, 'owner-home');
   const server = startServer();
@@ -225,10 +216,9 @@ async function benchOwner() {
   const env = fleetEnv(home, { TMUX_FLEET_SOCKET: server.name, TMUX_FLEET_REGISTRY: join(work, 'no-registry') });
   // [label, argv, env, budget (null: a reference, not a budget)]
   const cases = [
-    ['decided task (no tmux call)', [BIN, 'owner', 'decided', '--as', owner], env, 1.3],
+    ['decided task (no tmux call)', [BIN, 'owner', 'decided', '--as', owner], env, 1.6],
     ['pending task (owner runs tmux once)', [BIN, 'owner', 'pending', '--as', owner], env, 2.0],
     ['decided task under TMUX_FLEET_DEBUG=1 (source maps on)', [BIN, 'owner', 'decided', '--as', owner], { ...env, TMUX_FLEET_DEBUG: '1' }, null],
-    ['decided task, the fast bundle compiled without its code cache', [withoutCodeCache(), 'owner', 'decided', '--as', owner], env, null],
   ];
   // Not a budget: the floor under any command that runs tmux once, Node starting one tmux client and nothing else.
   const floor = ['-e', `require('node:child_process').spawnSync(${JSON.stringify(TMUX)}, ['-L', ${JSON.stringify(server.name)}, 'display-message', '-p', 'x'])`];
@@ -271,10 +261,9 @@ async function benchOwner() {
     const verdict = budget === null ? 'reference | ' : `≤ ${budget.toFixed(1)}x | ${ratio <= budget ? 'met' : 'OVER'}`;
     note(`| a | \`owner\` ${label}: median ratio to \`node -e 0\` | **${ratio.toFixed(2)}x** (${m.toFixed(1)} ms) | ${verdict} |`);
   });
-  // What the helper's files weigh (scripts/build.mjs): owner on a decided task reads the first three.
+  // What the helper's files weigh (scripts/build.mjs): owner on a decided task reads the first two.
   const kb = (f) => `${(statSync(join(root, 'dist', f)).size / 1024).toFixed(0)} KB`;
-  const fast = /fast-[A-Z0-9]+\.cjs/.exec(readFileSync(BIN, 'utf8'))?.[0];
-  const files = ['tmux-fleet.cjs', ...(fast ? [fast, `${fast}.cache`] : []), 'cli.cjs', ...readdirSync(join(root, 'dist', 'deps')).filter((f) => f.endsWith('.cjs')).sort().map((f) => `deps/${f}`)];
+  const files = ['tmux-fleet.cjs', 'fast.cjs', 'cli.cjs', ...readdirSync(join(root, 'dist', 'deps')).filter((f) => f.endsWith('.cjs')).sort().map((f) => `deps/${f}`)];
   note(`| a | built files: ${files.map((f) => `\`${f}\``).join(' / ')} | ${files.map(kb).join(' / ')} | reference | |`);
   killServer(server);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the helper (dist/tmux-fleet.cjs, and the bundles, code cache and
+# Builds the helper (dist/tmux-fleet.cjs, and the bundles and
 # dependency files beside it that it reads, written before it) in the plugin directory, then starts
 # the supervisor in place of any running one. tmux-plugin.tmux runs this in the
 # background at every load; it does nothing when dist/ was built from this

@@ -12,7 +12,8 @@
 //   op-add-search     pending: in its boot window (an agent that never gets
 //                     as far as its registry row or its stamp)
 //   op-migrate-db     its tab parked the work on background job e9e4ae8e,
-//                     which waits for a permission (approve Bash)
+//                     which waits for a permission (its state file, in Claude
+//                     Code's words: approve Bash: npm run migrate)
 //   review-fix-login  a second session bound to fix-login: another live owner
 //
 // In a terminal: attaches to op-fix-login; detaching (prefix d) ends the demo.
@@ -357,7 +358,9 @@ async function makeSessions() {
 
   const parked = await spawnDriver('migrate-db', 'Migrate the database', 'Write and run the migration for the new schema.');
   const parkedSid = await stampOf(parked);
-  await type(parked, `/park ${JOB} waiting approve Bash`);
+  await type(parked, 'write and run the migration');
+  await type(parked, `/park ${JOB} waiting permission prompt`);
+  await type(parked, '/job-state blocked approve Bash: npm run migrate');
 
   // A second session bound to fix-login with a stamp of its own.
   const review = 'review-fix-login';
@@ -374,7 +377,7 @@ async function makeSessions() {
     {
       session: parked,
       what: `its tab parked the work on background job ${JOB}, which waits for a permission`,
-      expect: { owner: 'owner migrate-db', hop: `${parkedSid.slice(0, 4)} → ${JOB.slice(0, 4)}`, agent: 'waiting: approve Bash' },
+      expect: { owner: 'owner migrate-db', hop: `${parkedSid.slice(0, 4)} → ${JOB.slice(0, 4)}`, agent: 'approve Bash: npm run migrate' },
     },
     { session: review, what: 'bound to fix-login, which another live session owns', expect: { owner: 'fix-login: owner ' } },
   ];
@@ -465,7 +468,7 @@ async function capturePictures(dir, lines, sessions) {
   // The dashboard (prefix F) over the parked Driver: an 80-column popup.
   for (let i = 0; i < sessions.length; i++) await view(['kill-session', '-t', `=v${i}:`], { reject: false });
   // Agents outside any task, for the dashboard only: a tab whose parked job waits for the user, and an agent at work.
-  for (const [name, line] of [['scratch', '/park 45a15a22 waiting approve Edit'], ['notes', '/status busy']]) {
+  for (const [name, line] of [['scratch', '/park 45a15a22 waiting permission prompt'], ['notes', '/status busy']]) {
     await tmux(['new-session', '-d', '-s', name, '-x', String(WIDTH), '-y', '30', '-c', state.project, '-e', 'STAND_IN_NO_STAMP=1', '--', NODE, STAND_IN]);
     await sleep(1500);
     await type(name, line);

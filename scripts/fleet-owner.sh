@@ -3,8 +3,12 @@
 # the key: a message in its status line when it fits, else a popup with the
 # whole text wrapped (a verdict's fix comes last and must never be cut). Run
 # by run-shell -b with
-#   client=<client_name> session=<session_name> task=<@fleet-task> stamp=<@claude_session_id>
-# (each value quoted by tmux with #{q:...}; the name= prefixes keep empty values in place).
+#   client=<client_name> session=<session_id>
+# (each quoted by tmux with #{q:...}). No option value is put on that command
+# line: tmux 3.3a's #{q:} leaves a newline as it is, so a hand-set @fleet-task
+# holding one would run its next line. The script reads the session's name,
+# task and stamp itself, as data, and checks them before the helper sees them
+# (docs/status.md#keys-and-first-load).
 # Inside the popup it runs as: fleet-owner.sh --show <columns> <text>
 set -u
 
@@ -20,25 +24,42 @@ if [ "${1-}" = "--show" ]; then
 	exit 0
 fi
 
-client="" session="" task="" stamp=""
+client="" session_id=""
 for arg in "$@"; do
 	case "$arg" in
 	client=*) client="${arg#client=}" ;;
-	session=*) session="${arg#session=}" ;;
-	task=*) task="${arg#task=}" ;;
-	stamp=*) stamp="${arg#stamp=}" ;;
+	session=*) session_id="${arg#session=}" ;;
 	esac
 done
+case "$session_id" in \$[0-9]*) ;; *) session_id="" ;; esac
+
+# A value read from tmux, for a message: one line, control characters as '?'.
+printable_value() {
+	printf '%s' "$1" | tr -c '[:print:]' '?'
+}
+
+# session, task, stamp: the session's name and its two options, each read alone.
+session="" task="" stamp=""
+if [ -n "$session_id" ]; then
+	session="$(tmux display-message -p -t "$session_id" '#{session_name}' 2>/dev/null)"
+	task="$(tmux show-options -qv -t "$session_id" @fleet-task 2>/dev/null)"
+	stamp="$(tmux show-options -qv -t "$session_id" @claude_session_id 2>/dev/null)"
+fi
+session="$(printable_value "$session")"
 
 HELPER="$(fleet_helper_path)"
 if [ -z "$task" ]; then
 	if [ -n "$stamp" ]; then
-		message="fleet: session $session is not bound to a task (stamp $stamp)"
+		message="fleet: session $session is not bound to a task (stamp $(printable_value "$stamp"))"
 	else
 		message="fleet: session $session is not bound to a task and carries no stamp"
 	fi
+elif ! is_fleet_slug "$task"; then
+	message="fleet: session $session: @fleet-task \"$(printable_value "$task")\" is not a task slug (a-z, 0-9, _ and -, at most 63)"
 elif [ -z "$stamp" ]; then
 	message="fleet $task: session $session carries no stamp yet (agent not started, or the hook is missing: tmux-fleet hooks install)"
+elif ! is_session_id "$stamp"; then
+	message="fleet $task: session $session: stamp \"$(printable_value "$stamp")\" is not a session id"
 elif [ ! -f "$HELPER" ]; then
 	message="fleet: the helper is not built yet; see $(fleet_log_file)"
 else

@@ -83,6 +83,22 @@ format_escape() {
 	printf '%s' "${s//\#/##}"
 }
 
+# is_fleet_slug <value>: a task slug as the helper takes it (^[a-z0-9][a-z0-9_-]{0,62}$).
+is_fleet_slug() {
+	case "$1" in
+	'' | [!a-z0-9]* | *[!a-z0-9_-]*) return 1 ;;
+	esac
+	[ "${#1}" -le 63 ]
+}
+
+# is_session_id <value>: a session id as the helper takes it (^[A-Za-z0-9][A-Za-z0-9._:+@-]{0,199}$).
+is_session_id() {
+	case "$1" in
+	'' | [!A-Za-z0-9]* | *[!A-Za-z0-9._:+@-]*) return 1 ;;
+	esac
+	[ "${#1}" -le 200 ]
+}
+
 fleet_home() {
 	printf '%s\n' "${TMUX_FLEET_HOME:-${XDG_STATE_HOME:-$HOME/.local/state}/tmux-fleet}"
 }
@@ -91,11 +107,67 @@ fleet_log_file() {
 	printf '%s/log\n' "$(fleet_home)"
 }
 
-# Appends one line to <fleet home>/log (TPM throws the plugin's output away).
-fleet_log() {
+# Why the fleet home must not be written to, as one phrase with its fix; nothing
+# when it is fine or missing. The helper's rule (src/context.ts): a directory
+# owned by this user that no one else can write to, and a link to it counts as
+# its own owner's (another user's link to a directory of ours is theirs to repoint).
+fleet_home_problem() {
+	local home uid perms owner
+	home="$(fleet_home)"
+	uid="$(id -u)"
+	[ -e "$home" ] || [ -L "$home" ] || return 0
+	if [ -L "$home" ]; then
+		read -r perms _ owner _ <<<"$(ls -ldn -- "$home" 2>/dev/null)"
+		if [ "$owner" != "$uid" ]; then
+			printf 'is a link owned by uid %s, not by you (uid %s) (fix: rm %s)\n' "$owner" "$uid" "$home"
+			return 0
+		fi
+	fi
+	if [ ! -d "$home" ]; then
+		printf 'is not a directory (fix: rm %s; tmux-fleet makes the directory)\n' "$home"
+		return 0
+	fi
+	read -r perms _ owner _ <<<"$(ls -ldLn -- "$home" 2>/dev/null)"
+	if [ "$owner" != "$uid" ]; then
+		printf 'is owned by uid %s, not by you (uid %s) (fix: chown %s %s && chmod 700 %s)\n' "$owner" "$uid" "$uid" "$home" "$home"
+		return 0
+	fi
+	case "$perms" in
+	?????w??w*) printf 'is writable by group and others (fix: chmod 700 %s)\n' "$home" ;;
+	?????w*) printf 'is writable by group (fix: chmod 700 %s)\n' "$home" ;;
+	????????w*) printf 'is writable by others (fix: chmod 700 %s)\n' "$home" ;;
+	esac
+}
+
+# Succeeds when the log can be appended to without following a link or
+# waiting on a FIFO: the home is ours alone (made 0700 when missing), so
+# nobody else can swap the log after this check, and the log is a regular
+# file or missing (made 0600).
+fleet_log_usable() {
 	local home
 	home="$(fleet_home)"
-	(umask 077 && mkdir -p "$home" && printf '%s plugin[%s]: %s\n' "$(date -u '+%Y-%m-%dT%H:%M:%SZ')" "$$" "$*" >>"$home/log") 2>/dev/null || true
+	# Checked once per script: the plugin logs a few lines and starts the supervisor.
+	[ -n "${FLEET_HOME_CHECKED-}" ] || FLEET_HOME_CHECKED="ok$(fleet_home_problem)"
+	[ "$FLEET_HOME_CHECKED" = ok ] || return 1
+	(umask 077 && mkdir -p "$home") 2>/dev/null || return 1
+	[ ! -L "$home/log" ] || return 1
+	[ ! -e "$home/log" ] || [ -f "$home/log" ]
+}
+
+# Appends one line to <fleet home>/log (TPM throws the plugin's output away);
+# nothing when the log is not safe to write (fleet_log_usable).
+fleet_log() {
+	fleet_log_as plugin "$*"
+}
+
+# fleet_log_as <who> <message>: one log line as the helper writes them: time,
+# who[pid], the message with control characters as '?', so it cannot split a
+# line or reach the terminal of whoever reads the log.
+fleet_log_as() {
+	local message="$2"
+	fleet_log_usable || return 0
+	message="${message//[[:cntrl:]]/?}"
+	(umask 077 && printf '%s %s[%s]: %s\n' "$(date -u '+%Y-%m-%dT%H:%M:%SZ')" "$1" "$$" "$message" >>"$(fleet_log_file)") 2>/dev/null || true
 }
 
 # A message in the status line for @fleet-message-time ms (at least $2 ms when
@@ -196,16 +268,18 @@ fleet_helper_command() {
 
 # start_supervisor [--replace]: starts the supervisor of this server in the
 # background (run-shell -b); --replace: in place of the one running (a new
-# build's, docs/status.md#updates). The helper refuses a second supervisor for one server with a non-zero exit;
-# that is expected on every reload, so its output goes to the log (each line
-# with its time, through log-lines.sh) and its exit status is swallowed rather
-# than shown to the user.
+# build's, docs/status.md#updates). The helper refuses a second supervisor
+# for one server with a non-zero exit; that is expected on every reload, so its
+# output goes to the log (each line with its time, through log-lines.sh) and
+# its exit status is swallowed rather than shown to the user.
 start_supervisor() {
-	local cmd
+	local cmd lines
 	cmd="$(fleet_helper_command) supervise ${1:+$1 }--socket-path "
+	# What it prints becomes log lines (scripts/log-lines.sh): time, who, one line
+	# each, and nothing when the log is not safe to write (the plugin said why).
+	# The home this plugin load checked: a run-shell job has the server's environment, not ours.
+	lines="TMUX_FLEET_HOME=$(shell_quote "$(fleet_home)") $(shell_quote "$FLEET_SCRIPTS_DIR/log-lines.sh") supervise"
 	# run-shell expands formats: escape ours, then add the quoted socket path.
-	# umask 077: the log it may create is the user's alone (0600), like every file of the fleet home.
-	cmd="umask 077; $(format_escape "$cmd")#{q:socket_path} 2>&1 | $(format_escape "$(shell_quote "$FLEET_SCRIPTS_DIR/log-lines.sh")") supervise || :"
-	(umask 077 && mkdir -p "$(fleet_home)") 2>/dev/null || true
+	cmd="$(format_escape "$cmd")#{q:socket_path} 2>&1 </dev/null | $(format_escape "$lines") || :"
 	tmux run-shell -b "$cmd"
 }

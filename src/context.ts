@@ -1,5 +1,5 @@
 // Where things live. Every path the helper uses is derived here, once.
-import { mkdirSync, statSync } from 'node:fs';
+import { lstatSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FleetError } from './errors';
 
@@ -89,13 +89,32 @@ export function privateDirProblem(path: string, facts: DirFacts, uid: number): D
   return null;
 }
 
+/**
+ * Why a directory whose files decide something (the fleet home, Claude Code's
+ * registry and job state directory) cannot be trusted, or null when it can or
+ * does not exist. A link counts as its own owner's first (another user's link
+ * to a directory of ours is theirs to repoint; root's are the system's), then
+ * the directory it names must pass privateDirProblem. Reads only: one lstat,
+ * and a stat for a link (docs/tasks.md#file-modes).
+ */
+export function dirTrustProblem(dir: string, uid: number | undefined = process.getuid?.()): DirProblem | null {
+  if (uid === undefined) return null;
+  const link = lstatSync(dir, { throwIfNoEntry: false });
+  if (!link) return null;
+  let st = link;
+  if (link.isSymbolicLink()) {
+    if (link.uid !== uid && link.uid !== 0) return { path: dir, problem: `is a link owned by uid ${link.uid}, not by you (uid ${uid})`, fix: `rm ${dir}` };
+    const target = statSync(dir, { throwIfNoEntry: false });
+    if (!target) return null;
+    st = target;
+  }
+  return privateDirProblem(dir, { uid: st.uid, mode: st.mode, isDirectory: st.isDirectory() }, uid);
+}
+
 /** The first problem of the fleet home's directories (missing ones are none); reads only. */
 export function checkFleetHome(home: string, uid: number | undefined = process.getuid?.()): DirProblem | null {
-  if (uid === undefined) return null;
   for (const dir of privateDirs(home)) {
-    const st = statSync(dir, { throwIfNoEntry: false });
-    if (!st) continue;
-    const problem = privateDirProblem(dir, { uid: st.uid, mode: st.mode, isDirectory: st.isDirectory() }, uid);
+    const problem = dirTrustProblem(dir, uid);
     if (problem) return problem;
   }
   return null;
@@ -127,6 +146,16 @@ export function makePrivateDirs(home: string): void {
 
 export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.CLAUDE_CONFIG_DIR || join(userHome(env), '.claude');
+}
+
+/** Codex CLI's home: $CODEX_HOME, else ~/.codex. */
+export function codexHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CODEX_HOME || join(userHome(env), '.codex');
+}
+
+/** Gemini CLI's directory: .gemini under $GEMINI_CLI_HOME, else under the home (as Gemini CLI 0.61.0 derives it). */
+export function geminiDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.GEMINI_CLI_HOME || userHome(env), '.gemini');
 }
 
 /**

@@ -21,6 +21,8 @@ export class TmuxError extends FleetError {
     readonly argv: readonly string[],
     readonly tmuxExitCode: number | null,
     readonly stderr: string,
+    /** tmux did not answer before the deadline (src/tmux/client.ts TMUX_DEADLINE_MS). */
+    readonly timedOut = false,
   ) {
     super(message);
   }
@@ -49,4 +51,15 @@ export class ExitWith extends FleetError {
 export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
+}
+
+/**
+ * What a failed system call says, for a message that names the file itself:
+ * "no space left on device (ENOSPC)" (Node's own message names the call, not the file).
+ */
+export function describeErrno(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (typeof e?.code !== 'string') return errorMessage(err);
+  const what = /^[A-Z0-9_]+: ([^,]+)/.exec(e.message ?? '')?.[1];
+  return what ? `${what} (${e.code})` : e.code;
 }

@@ -48,7 +48,7 @@ export const fstat = promisify(fstatCb);
 export const read = promisify(readCb);
 
 /** Writes text to a file opened with flags (e.g. 'wx'), fsyncs it when asked, and closes it. */
-export async function writeNewFile(path: string, text: string, flags: string, mode: number, sync: boolean): Promise<void> {
+export async function writeNewFile(path: string, text: string | Buffer, flags: string, mode: number, sync: boolean): Promise<void> {
   const fd = await open(path, flags, mode);
   try {
     await writeFile(fd, text);

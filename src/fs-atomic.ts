@@ -3,6 +3,7 @@
 // never a torn one; a writer killed mid-way leaves at most a stray temp file.
 import { chmod, close, fsync, open, rename, unlink, writeNewFile } from './fs-async';
 import { basename, dirname, join } from 'node:path';
+import { describeErrno, FleetError } from './errors';
 
 let counter = 0;
 
@@ -12,13 +13,18 @@ function tempName(file: string): string {
   return join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now().toString(36)}.${counter}.tmp`);
 }
 
-export async function writeFileAtomic(file: string, text: string, mode = 0o600): Promise<void> {
+/** A write that failed (a full disk, say): one line naming the file, which is as it was. */
+function writeFailure(file: string, err: unknown): FleetError {
+  return new FleetError(`cannot write ${file}: ${describeErrno(err)}; nothing changed`);
+}
+
+export async function writeFileAtomic(file: string, text: string | Buffer, mode = 0o600): Promise<void> {
   const tmp = tempName(file);
   try {
     await writeNewFile(tmp, text, 'wx', mode, true);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
-    throw err;
+    throw writeFailure(file, err);
   }
   // open() applies the umask; the mode asked for is the mode kept.
   await chmod(tmp, mode).catch(() => undefined);
@@ -26,7 +32,7 @@ export async function writeFileAtomic(file: string, text: string, mode = 0o600):
     await rename(tmp, file);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
-    throw err;
+    throw writeFailure(file, err);
   }
   const dir = await open(dirname(file), 'r').catch(() => null);
   if (dir !== null) await fsync(dir).catch(() => undefined).finally(() => close(dir));

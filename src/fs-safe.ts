@@ -65,12 +65,11 @@ function openError(file: string, err: unknown): UnsafeFileError | unknown {
 }
 
 /**
- * The bytes of a regular file, at most maxBytes; with `ownedBy`, only a file
- * owned by that uid and writable by nobody else. Throws UnsafeFileError
- * (code ENOENT when it does not exist, EPERM when it is not the owner's alone).
+ * The bytes of a regular file, at most maxBytes. Throws UnsafeFileError
+ * (code ENOENT when it does not exist).
  * Synchronous: these files are small, and the open cannot block.
  */
-export function readRegularFileBytes(file: string, maxBytes: number, options: { ownedBy?: number } = {}): Buffer {
+export function readRegularFileBytes(file: string, maxBytes: number): Buffer {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -80,11 +79,6 @@ export function readRegularFileBytes(file: string, maxBytes: number, options: { 
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new UnsafeFileError(file, 'ENOTREG', `is ${fileKind(st)}, not a regular file (not read)`);
-    // ownedBy: a file whose content decides what runs must be that user's alone, as ssh asks of its keys.
-    if (options.ownedBy !== undefined && st.uid !== options.ownedBy) {
-      throw new UnsafeFileError(file, 'EPERM', `is owned by uid ${st.uid}, not by uid ${options.ownedBy} (not read)`);
-    }
-    if (options.ownedBy !== undefined && (st.mode & 0o022) !== 0) throw new UnsafeFileError(file, 'EPERM', 'is writable by group or others (not read)');
     if (st.size > maxBytes) throw new UnsafeFileError(file, 'EFBIG', `is larger than ${formatBytes(maxBytes)} (not read)`);
     const bytes = readCapped(fd, maxBytes, st.size);
     // It grew past the cap while being read.

@@ -19,8 +19,12 @@ export interface JsonMember {
 
 const WS = new Set([' ', '\t', '\n', '\r']);
 
-/** The spans of a text that JSON.parse accepts; throws (a number, the offset) on anything else. */
-export function scanJson(text: string): JsonSpan {
+/**
+ * The spans of a text that JSON.parse accepts; throws (a number, the offset) on
+ * anything else. `decode` turns the text of a key into the text JSON.parse
+ * reads (the identity; for a text holding bytes one per character, UTF-8 decoding).
+ */
+export function scanJson(text: string, decode: (raw: string) => string = (raw) => raw): JsonSpan {
   let i = 0;
   const fail = (): never => {
     throw i;
@@ -60,7 +64,7 @@ export function scanJson(text: string): JsonSpan {
         if (text[i] !== ':') fail();
         i++;
         const v = value();
-        members.push({ key: JSON.parse(text.slice(keyStart, keyEnd)) as string, keyStart, keyEnd, value: v });
+        members.push({ key: JSON.parse(decode(text.slice(keyStart, keyEnd))) as string, keyStart, keyEnd, value: v });
         ws();
         if (text[i] === ',') i++;
         else if (text[i] === '}') {
@@ -102,6 +106,28 @@ export function scanJson(text: string): JsonSpan {
   return root;
 }
 
+/**
+ * How deep a JSON text nests (`{}` is 1, `[[1]]` is 2), in one pass that skips
+ * strings: a reader that recurses checks it first.
+ */
+export function maxNesting(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      if (depth > max) max = depth;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return max;
+}
+
 /** The span at path (object keys: the last of duplicates, as JSON.parse reads; array indices), with its parent. */
 function spanAt(root: JsonSpan, path: readonly (string | number)[]): { span: JsonSpan; parent: JsonSpan | null } | null {
   let span = root;
@@ -141,4 +167,70 @@ export function removeAt(text: string, path: readonly (string | number)[]): stri
   if (entries.length === 1) return text.slice(0, parent.start + 1) + text.slice(parent.end - 1);
   if (spanIndex === entries.length - 1) return text.slice(0, (entries[spanIndex - 1] as readonly [number, number])[1]) + text.slice(end);
   return text.slice(0, start) + text.slice((entries[spanIndex + 1] as readonly [number, number])[0]);
+}
+
+/** A key written twice in one object: JSON.parse keeps the last copy, a text edit (jsonc-parser) finds the first. */
+export interface DuplicateKey {
+  /** Where the object holding the key is (object keys, array indices). */
+  path: (string | number)[];
+  key: string;
+  /** 1-based lines of the first two copies. */
+  lines: [number, number];
+}
+
+const lineAt = (text: string, offset: number) => text.slice(0, offset).split('\n').length;
+
+/**
+ * The first key written twice on the way to `path` (only the key followed, at
+ * each level) or anywhere under it, or null. An editor that changes what is at
+ * `path` must refuse such a text: its edit would land in a copy that readers
+ * ignore, or depend on which copy they keep. A text that is not JSON has none.
+ * Shared by every config editor (Claude Code's settings.json and the others).
+ */
+export function duplicateKeyOnPath(text: string, path: readonly (string | number)[]): DuplicateKey | null {
+  let root: JsonSpan;
+  try {
+    root = scanJson(text);
+  } catch {
+    return null;
+  }
+  const twice = (span: JsonSpan, at: (string | number)[], only?: string): DuplicateKey | null => {
+    if (span.kind !== 'object') return null;
+    const seen = new Map<string, JsonMember>();
+    for (const m of span.members) {
+      if (only !== undefined && m.key !== only) continue;
+      const first = seen.get(m.key);
+      if (first) return { path: at, key: m.key, lines: [lineAt(text, first.keyStart), lineAt(text, m.keyStart)] };
+      seen.set(m.key, m);
+    }
+    return null;
+  };
+  const under = (span: JsonSpan, at: (string | number)[]): DuplicateKey | null => {
+    const here = twice(span, at);
+    if (here) return here;
+    if (span.kind === 'object') {
+      for (const m of span.members) {
+        const found = under(m.value, [...at, m.key]);
+        if (found) return found;
+      }
+    } else if (span.kind === 'array') {
+      for (const [i, item] of span.items.entries()) {
+        const found = under(item, [...at, i]);
+        if (found) return found;
+      }
+    }
+    return null;
+  };
+  let span: JsonSpan | undefined = root;
+  const at: (string | number)[] = [];
+  for (const seg of path) {
+    if (!span) return null;
+    if (typeof seg === 'string') {
+      const dup = twice(span, at, seg);
+      if (dup) return dup;
+      span = span.kind === 'object' ? span.members.find((m) => m.key === seg)?.value : undefined;
+    } else span = span.kind === 'array' ? span.items[seg] : undefined;
+    at.push(seg);
+  }
+  return span ? under(span, at) : null;
 }

@@ -2,10 +2,11 @@
 // supervisor, run-shell jobs). One line per entry: ISO-8601 time, who, pid,
 // the message with control characters escaped (`\x1b`, `\x00`), so a value
 // quoted from a file or from tmux can neither split a line nor reach the
-// terminal of whoever reads the log. The file is 0600 whoever created it.
+// terminal of whoever reads the log. The file is 0600 whoever created it, and
+// is written only in a home that is the user's alone.
 // Never throws.
 import { closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
-import { logFile } from './context';
+import { dirTrustProblem, logFile } from './context';
 
 /** The message as one line: line breaks joined by a space, other control characters escaped. */
 export function logLine(message: string): string {
@@ -17,6 +18,8 @@ export function logLine(message: string): string {
 export function appendLog(home: string, who: string, message: string): void {
   try {
     mkdirSync(home, { recursive: true, mode: 0o700 });
+    // Only into a home that is ours alone (docs/tasks.md#file-modes): another user's home gets nothing of ours.
+    if (dirTrustProblem(home)) return;
     const line = `${new Date().toISOString()} ${logLine(who)}[${process.pid}]: ${logLine(message)}\n`;
     // No link followed, no FIFO waited on (O_NONBLOCK: ENXIO without a reader, and the entry is dropped).
     const fd = openSync(

@@ -187,3 +187,93 @@ export function stillRunning(p: ProcessIdentity): boolean {
   const now = procStartTicks(p.pid);
   return p.start === null || now === null || now === p.start;
 }
+
+/** The first `max` bytes of a /proc file of a process, or null (gone, not ours, no /proc). */
+function readProcFile(pid: number, name: string, max = 64 * 1024): string | null {
+  if (!HAVE_PROC || !Number.isInteger(pid) || pid <= 0) return null;
+  try {
+    const text = readFileSync(`/proc/${pid}/${name}`, 'latin1');
+    return text.length > max ? text.slice(0, max) : text;
+  } catch {
+    return null;
+  }
+}
+
+/** A process's argv from /proc/<pid>/cmdline (NUL-separated), or null. */
+export function readCmdline(pid: number): string[] | null {
+  const raw = readProcFile(pid, 'cmdline');
+  if (raw === null) return null;
+  const argv = Buffer.from(raw, 'latin1').toString('utf8').split('\0');
+  if (argv[argv.length - 1] === '') argv.pop();
+  return argv;
+}
+
+/** The environment a process was started with (/proc/<pid>/environ), or null where it cannot be read. */
+export function readEnviron(pid: number): Map<string, string> | null {
+  const raw = readProcFile(pid, 'environ', 256 * 1024);
+  if (raw === null) return null;
+  const env = new Map<string, string>();
+  for (const entry of Buffer.from(raw, 'latin1').toString('utf8').split('\0')) {
+    const i = entry.indexOf('=');
+    if (i > 0) env.set(entry.slice(0, i), entry.slice(i + 1));
+  }
+  return env;
+}
+
+/** The process's name as the kernel keeps it (/proc/<pid>/comm, 15 characters at most), or null. */
+export function readComm(pid: number): string | null {
+  const raw = readProcFile(pid, 'comm', 64);
+  return raw === null ? null : raw.replace(/\n$/, '');
+}
+
+/** The file a process executes (/proc/<pid>/exe), or null where it cannot be read. */
+export function readExe(pid: number): string | null {
+  if (!HAVE_PROC) return null;
+  try {
+    return readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    return null;
+  }
+}
+
+/** What each open file descriptor of a process points at (/proc/<pid>/fd), or null where it cannot be read. */
+export function readFdTargets(pid: number): string[] | null {
+  if (!HAVE_PROC) return null;
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return null;
+  }
+  const out: string[] = [];
+  for (const fd of fds) {
+    try {
+      out.push(readlinkSync(`/proc/${pid}/fd/${fd}`));
+    } catch {
+      /* closed meanwhile */
+    }
+  }
+  return out;
+}
+
+/**
+ * The inodes an flock is held on (/proc/locks), as `major:minor:inode` text;
+ * null without /proc. Not by pid: /proc/locks names the process that took the
+ * lock, while the lock belongs to the open file, which the process that took
+ * it may have handed on (flock(1), a fork before an exec).
+ */
+export function flockedInodes(): Set<string> | null {
+  let text: string;
+  try {
+    text = readFileSync('/proc/locks', 'utf8');
+  } catch {
+    return null;
+  }
+  const out = new Set<string>();
+  for (const line of text.split('\n')) {
+    // "3: FLOCK  ADVISORY  WRITE 15313 fe:00:2156553 0 EOF"
+    const m = /^\d+:\s+FLOCK\s+\S+\s+\S+\s+\d+\s+([0-9a-f]+:[0-9a-f]+:\d+)\s/.exec(line);
+    if (m) out.add(m[1] as string);
+  }
+  return out;
+}

@@ -1,7 +1,10 @@
 // The design lives in the repository: every docs link in the README, the docs
 // and the code's comments names a file that exists and a heading it has (as
-// GitHub makes anchors); nothing cites a contract that is not in the repository.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// GitHub makes anchors); nothing cites a contract that is not in the repository;
+// docs/cli.md's reference is what the command table makes.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/paths';
@@ -77,7 +80,8 @@ describe("the README's commands", () => {
     const { mkdtempSync, rmSync, symlinkSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+    // Shell blocks and inline code spans.
+    const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```|`([^`\n]+)`/g)].map((m) => (m[1] ?? m[2]) as string);
     const substitutions = blocks.flatMap((b) => [...b.matchAll(/\$\(((?:[^()]|\([^()]*\))+)\)/g)].map((m) => m[1] as string));
     expect(substitutions.length).toBeGreaterThan(0);
     const bin = mkdtempSync(join(tmpdir(), 'fleet-test-bin-'));
@@ -89,6 +93,34 @@ describe("the README's commands", () => {
       }
     } finally {
       rmSync(bin, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("docs/cli.md's reference", () => {
+  const check = (file?: string) =>
+    spawnSync(process.execPath, [join(ROOT, 'scripts', 'cli-reference.mjs'), '--check', ...(file ? [file] : [])], { cwd: ROOT, encoding: 'utf8' });
+
+  it('is what scripts/cli-reference.mjs makes from src/cli/spec.ts (else: npm run docs)', () => {
+    const r = check();
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  it('the check fails on a reference that differs from the table, naming the line', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleet-docs-'));
+    try {
+      const doc = readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8');
+      const lines = doc.split('\n');
+      const at = lines.indexOf('### attention');
+      expect(at).toBeGreaterThan(0);
+      const file = join(dir, 'cli.md');
+      writeFileSync(file, [...lines.slice(0, at), '### attention (gone from the table)', ...lines.slice(at + 1)].join('\n'));
+      const r = check(file);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toBe(`${file}: the reference differs from src/cli/spec.ts from line ${at + 1} (run npm run docs)\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

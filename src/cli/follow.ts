@@ -4,6 +4,7 @@ import { registryDir, type Context } from '../context';
 import { FleetError, UsageError } from '../errors';
 import { describeFollow, hopToast, sid8 } from '../registry/hop';
 import { follow } from '../registry/follow';
+import { attachJobStates } from '../registry/jobs';
 import { liveRows, type LiveRow } from '../registry/liveness';
 import { followLive } from '../registry/live';
 import { readRegistry } from '../registry/reader';
@@ -27,7 +28,7 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   const given = typeof args.sid === 'string' ? args.sid : '';
   const dir = registryDir(ctx.env);
   const snapshot = await readRegistry(dir);
-  const rows = snapshot.readable ? await liveRows(snapshot) : [];
+  const rows = snapshot.readable ? attachJobStates(await liveRows(snapshot), dir) : [];
   const noStamp = async (session: string) =>
     new FleetError(`follow: tmux session "${session}" carries no stamp (@claude_session_id): ${await explainMissingStamp(ctx, tmux, session, rows, snapshot.readable)}`);
   const resolve = (g: string) => resolveSid(g, rows, tmux, ctx.home, noStamp);

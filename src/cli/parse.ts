@@ -1,6 +1,6 @@
-// The small parser for the commands hooks and scripts call often. It reads the
-// same table as the yargs path and accepts the same forms: --opt value,
-// --opt=value, --flag, --no-flag, repeated array options, and `--`.
+// The one parser of every command's arguments, read from the command table
+// (src/cli/spec.ts): --opt value, --opt=value, --flag, --no-flag, repeated
+// array options, and `--`. Its messages are the usage errors users see.
 import { UsageError } from '../errors';
 import { GLOBAL_OPTIONS, findCommand, type Args, type CommandSpec, type OptionSpec } from './spec';
 
@@ -17,11 +17,12 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Ar
       positionals.push(...argv.slice(i + 1));
       break;
     }
-    if (!token.startsWith('--') || token === '-') {
+    if (!token.startsWith('-') || token === '-') {
       if (!commandSeen && token === spec.name) commandSeen = true;
       else positionals.push(token);
       continue;
     }
+    if (!token.startsWith('--')) throw new UsageError(`${spec.name}: unknown option ${token} (see tmux-fleet ${spec.name} --help)`);
     const eq = token.indexOf('=');
     let name = eq === -1 ? token.slice(2) : token.slice(2, eq);
     let value: string | boolean | undefined = eq === -1 ? undefined : token.slice(eq + 1);
@@ -46,7 +47,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Ar
       i++;
     }
     if (opt.choices && !opt.choices.includes(value as string)) {
-      throw new UsageError(`${spec.name}: --${name} must be one of ${opt.choices.join(', ')}`);
+      throw new UsageError(`${spec.name}: --${name} must be one of ${opt.choices.join(', ')}, not ${JSON.stringify(value)}`);
     }
     const key = camel(name);
     if (opt.array) args[key] = [...((args[key] as string[] | undefined) ?? []), value];
@@ -91,7 +92,7 @@ export function fastCall(argv: readonly string[]): CommandSpec | undefined {
   return spec;
 }
 
-/** --help or -h anywhere: yargs shows help then, whatever else the call says. */
+/** --help or -h anywhere: help is shown then, whatever else the call says. */
 export function asksForHelp(argv: readonly string[]): boolean {
   return argv.includes('--help') || argv.includes('-h');
 }

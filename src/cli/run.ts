@@ -1,6 +1,7 @@
 // Running one command, and the one place errors become exit codes: shared by
-// both bundles (main.ts for dist/cli.cjs, fast.ts for dist/fast-<hash>.cjs).
-import { ensureFleetHome, makeContext } from '../context';
+// both bundles (main.ts for dist/cli.cjs, fast.ts for dist/fast.cjs).
+import { ensureFleetHome, fleetHome, makeContext } from '../context';
+import { appendLog } from '../log';
 import { FleetError } from '../errors';
 import { printable } from '../text';
 import type { Args, CommandModule, CommandSpec } from './types';
@@ -9,19 +10,33 @@ import { writeStdout, writeStderr } from './output';
 const ISSUES_URL = 'https://github.com/tmux-fleet/tmux-fleet/issues';
 
 export async function runCommand(spec: CommandSpec, args: Args, load: () => Promise<CommandModule>): Promise<number> {
-  const ctx = makeContext({
-    home: args.home as string | undefined,
-    socket: args.socket as string | undefined,
-    socketPath: args.socketPath as string | undefined,
-    json: args.json as boolean | undefined,
-  });
-  // doctor reports an untrusted home as a failed check; hooks does not use the home.
-  if (spec.name !== 'doctor' && spec.name !== 'hooks') ensureFleetHome(ctx.home);
-  const mod = await load();
-  // A bug on demand, for the test that a stack names src/ (test/cli/bundle.test.ts): honoured only under TMUX_FLEET_DEBUG=1.
-  if (process.env.TMUX_FLEET_DEBUG === '1' && process.env.TMUX_FLEET_DEBUG_THROW === spec.name) throw new Error(`TMUX_FLEET_DEBUG_THROW=${spec.name}`);
-  const code = await mod.run(args, ctx);
-  return typeof code === 'number' ? code : 0;
+  try {
+    const ctx = makeContext({
+      home: args.home as string | undefined,
+      socket: args.socket as string | undefined,
+      socketPath: args.socketPath as string | undefined,
+      json: args.json as boolean | undefined,
+    });
+    // doctor reports an untrusted home as a failed check; hooks does not use the home.
+    if (spec.name !== 'doctor' && spec.name !== 'hooks') ensureFleetHome(ctx.home);
+    const mod = await load();
+    // A bug on demand, for the test that a stack names src/ (test/cli/bundle.test.ts): honoured only under TMUX_FLEET_DEBUG=1.
+    if (process.env.TMUX_FLEET_DEBUG === '1' && process.env.TMUX_FLEET_DEBUG_THROW === spec.name) throw new Error(`TMUX_FLEET_DEBUG_THROW=${spec.name}`);
+    const code = await mod.run(args, ctx);
+    return typeof code === 'number' ? code : 0;
+  } catch (err) {
+    if (spec.hook) return hookFailure(spec, err, fleetHome(process.env, args.home as string | undefined));
+    throw err;
+  }
+}
+
+/**
+ * A hook's error (spec.hook): one line in the log, nothing printed, exit 0.
+ * The log is written only where the home itself may be (src/log.ts).
+ */
+export function hookFailure(spec: CommandSpec, err: unknown, home: string): number {
+  appendLog(home, spec.name, err instanceof Error ? err.message : String(err));
+  return 0;
 }
 
 /** --json among the options (before a `--`): errors are then one JSON object on stdout too. */

@@ -1,6 +1,6 @@
-// One definition of every command's arguments. Both parsing paths (the small
-// fast parser for the commands hooks call often, and yargs for the rest and
-// for help) are built from this table. It is data only: the entry
+// One definition of every command's arguments: the parser (parse.ts), the help
+// (help.ts) and the reference in docs/cli.md (scripts/cli-reference.mjs) are
+// made from this table. It is data only: the entry
 // (src/cli/bin.ts) reads it to choose a bundle, and the modules that run each
 // command are named in commands.ts and fast-commands.ts.
 import { closest } from '../suggest';
@@ -10,7 +10,7 @@ import type { CommandSpec, OptionSpec } from './types';
 export type { Args, CommandModule, CommandSpec, OptionSpec, PositionalSpec } from './types';
 
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
-  home: { type: 'string', describe: 'fleet home (default $TMUX_FLEET_HOME, else $XDG_STATE_HOME/tmux-fleet)' },
+  home: { type: 'string', describe: 'fleet home (default $TMUX_FLEET_HOME, else ${XDG_STATE_HOME:-~/.local/state}/tmux-fleet)' },
   socket: { type: 'string', describe: 'tmux server socket name (-L); default $TMUX_FLEET_SOCKET' },
   'socket-path': { type: 'string', describe: 'tmux server socket path (-S); default $TMUX_FLEET_SOCKET_PATH' },
   json: { type: 'boolean', describe: 'print exactly one JSON object on stdout' },
@@ -22,6 +22,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'spawn',
     describe: 'mint or respawn the Driver of a task in its own tmux session',
+    docs: 'ownership.md#spawn',
     positionals: [{ name: 'slug', describe: 'task slug', required: true }],
     options: {
       cmd: { type: 'string', describe: 'agent command (default: option @fleet-agent-cmd, else claude)' },
@@ -40,13 +41,15 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'stamp',
     describe: "Claude Code's SessionStart hook: stamp this tmux session with the agent's session id",
+    docs: 'ownership.md#the-stamp',
     positionals: [],
     options: { sid: { type: 'string', describe: 'session id (default: session_id of the hook JSON on stdin)' } },
     fast: true,
+    hook: true,
   },
   {
     name: 'sid-of-pane',
-    describe: 'print the stamp (@claude_session_id) of a tmux session',
+    describe: 'print the stamp (@claude_session_id) of a tmux session; exit 1 when it has none or there is no such session',
     positionals: [{ name: 'name', describe: 'tmux session name', required: true }],
     options: {},
     fast: true,
@@ -54,6 +57,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'owner',
     describe: 'the judge: 0 you own the task, 9 someone else does, 5 nobody can be named yet',
+    docs: 'ownership.md#the-judge',
     positionals: [{ name: 'slug', describe: 'task slug', required: true }],
     options: { as },
     fast: true,
@@ -61,42 +65,51 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'sweep',
     describe: 'fill the owner of every pending task whose session carries its nonce and a stamp',
+    docs: 'ownership.md#sweep',
     positionals: [],
     options: {},
   },
   {
     name: 'takeover',
     describe: 'make the asker the Driver of a task (refused while the owner is live, unless --force)',
+    docs: 'ownership.md#takeover',
     positionals: [{ name: 'slug', describe: 'task slug', required: true }],
     options: { as, force: { type: 'boolean', describe: 'take over even from a live owner' } },
   },
   {
     name: 'tasks',
     describe: 'list every task: owner, verdict, liveness, hop, agent state, age',
+    docs: 'status.md#dashboard',
     positionals: [],
     options: {},
   },
   {
     name: 'follow',
     describe: "the hop chain of a session through Claude Code's registry",
-    positionals: [{ name: 'sid', describe: 'session id (default: the stamp of this tmux session)', required: false }],
-    options: { watch: { type: 'boolean', describe: 'keep following and report every change' } },
+    docs: 'hop.md#follow',
+    positionals: [
+      { name: 'sid', describe: 'a session id, a tmux session name (its stamp), a task (its Driver), or the unique start of a session id (default: the stamp of this tmux session)', required: false },
+    ],
+    options: { watch: { type: 'boolean', describe: 'follow every stamped session of the server live and print each change (with a sid: only its chain)' } },
   },
   {
     name: 'pointer',
     describe: "print the spawner-pointer line for a parent session, or nothing",
+    docs: 'worktrees-and-pointer.md#the-pointer',
     positionals: [],
     options: { parent: { type: 'string', describe: 'spawner session id' } },
   },
   {
     name: 'doctor',
-    describe: 'check tmux, the plugin, the supervisor, the registry, the hook and a session',
+    describe: "check tmux, the plugin, node, the helper's build, the supervisor, the registry, the hooks and a session (✖ broken: exit 1; – a note)",
+    docs: 'hop.md#doctor',
     positionals: [],
     options: { session: { type: 'string', describe: 'tmux session to check (default: this one)' } },
   },
   {
     name: 'supervise',
     describe: 'keep the status options of one tmux server true (started by the plugin)',
+    docs: 'status.md#the-supervisor',
     positionals: [],
     options: {
       once: { type: 'boolean', describe: 'render once and exit' },
@@ -105,19 +118,30 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'hooks',
-    describe: "add, remove or show the tmux-fleet SessionStart hook in Claude Code's settings.json",
+    describe:
+      "add, remove or show the tmux-fleet SessionStart hook of Claude Code, Codex CLI (with the trust its config.toml records) and Gemini CLI: every other key and hook kept, backed up first, idempotent, one line per agent",
+    docs: 'ownership.md#agents',
     positionals: [{ name: 'action', describe: 'install, uninstall or status', required: true, choices: ['install', 'uninstall', 'status'] }],
-    options: {},
+    options: {
+      agent: {
+        type: 'string',
+        array: true,
+        choices: ['claude', 'codex', 'gemini'],
+        describe: 'the agent (repeatable); default: Claude Code and every other agent whose configuration directory exists',
+      },
+    },
   },
   {
     name: 'dashboard',
-    describe: 'all tasks and agent sessions; Enter switches to one, q quits',
+    describe: 'the popup: tasks, parked tabs, background jobs and agents outside any task, those waiting for you first; Enter switches to one, q quits',
+    docs: 'status.md#dashboard',
     positionals: [],
     options: {},
   },
   {
     name: 'attention',
     describe: 'the agents waiting for you, longest first; --jump goes to the first',
+    docs: 'status.md#attention',
     positionals: [],
     options: {
       jump: { type: 'boolean', describe: "switch to the longest-waiting agent (a job opens in a tmux window)" },

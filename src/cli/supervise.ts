@@ -5,6 +5,7 @@ import { appendLog } from '../log';
 import { intervalMs as pollIntervalMs } from '../options';
 import { DriverProcessRecorder } from '../ownership/driver-process';
 import { PaneStamper } from '../ownership/pane-stamper';
+import { rowJobIds } from '../registry/jobs';
 import { LivenessReader } from '../registry/liveness';
 import { makeRender, supervisorFormats } from '../status/render';
 import { Supervisor } from '../status/supervisor';
@@ -22,19 +23,26 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   const recorder = new DriverProcessRecorder(ctx.home, (message) => appendLog(ctx.home, 'supervise', message));
   const stamper = new PaneStamper(ctx, tmux, () => supervisor?.wake());
   let recheck: NodeJS.Timeout | null = null;
+  /** The registry refusal last logged: one line when it starts (or changes), not one per wake. */
+  let untrustedLogged = '';
   // One liveness reader for the render and the poll's look for deaths (it keeps what /proc said).
   const liveness = new LivenessReader();
   const render = makeRender(
     ctx.home,
     registryDir(ctx.env),
-    (data, proof) => {
-      if (data.pidsExist) supervisor?.watchPids(data.pidsExist);
+    (data, proof, stampPids) => {
+      const refusal = data.registry.untrusted ? `registry: ${data.registry.error ?? ''}` : '';
+      if (refusal !== untrustedLogged && refusal !== '') appendLog(ctx.home, 'supervise', refusal);
+      untrustedLogged = refusal;
+      if (data.pidsExist) supervisor?.watchPids(new Map([...data.pidsExist, ...stampPids.map((pid) => [pid, true] as const)]));
+      supervisor?.watchJobs(rowJobIds(data.rows.filter((r) => r.alive)));
       // Not awaited: a task write or a stamp never holds up the status line; each brings its own wake.
       void recorder.record(data.tasks, data.rows);
       stamper.apply(proof.actions);
       if (proof.recheckAt !== null) {
         if (recheck) clearTimeout(recheck);
-        recheck = setTimeout(() => supervisor?.wake(), Math.max(0, proof.recheckAt - Date.now()) + 50);
+        // The proof looks again at /proc (a stamp settled, an agent still to be proven): the last tmux snapshot serves.
+        recheck = setTimeout(() => supervisor?.recheck(), Math.max(0, proof.recheckAt - Date.now()) + 50);
         recheck.unref();
       }
     },

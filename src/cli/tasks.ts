@@ -1,5 +1,6 @@
 import { registryDir, type Context } from '../context';
 import { lastHandover } from '../ownership/judge';
+import { agentWaits } from '../registry/hop';
 import { tasksTable } from '../status/table';
 import { assertVerdictsTellable, readFleetView } from '../status/view';
 import { Tmux } from '../tmux';
@@ -20,8 +21,18 @@ export async function run(_args: Args, ctx: Context): Promise<number> {
       verdict: t.decision.verdict,
       reason: t.decision.reason,
       liveness: t.decision.liveness,
-      hop: t.hop && t.hop.following ? { base: t.hop.base, attached: t.hop.attached, jobId: t.hop.jobId } : null,
-      agent: t.hop?.agent ? { sessionId: t.hop.agent.sessionId, status: t.hop.agent.status, waitingFor: t.hop.agent.waitingFor } : null,
+      hop: t.hop && t.hop.following ? { base: t.hop.base, attached: t.hop.attached, jobId: t.hop.jobId, intent: t.hop.agent?.job?.intent ?? null } : null,
+      agent: t.hop?.agent
+        ? {
+            sessionId: t.hop.agent.sessionId,
+            status: t.hop.agent.status,
+            waitingFor: t.hop.agent.waitingFor,
+            needs: t.hop.agent.needs ?? null,
+            tempo: t.hop.agent.tempo ?? null,
+            waits: agentWaits(t.hop.agent),
+          }
+        : null,
+      agentKind: t.agent,
       label: t.task?.label ?? null,
       acceptance: t.task?.acceptance ?? [],
       createdAt: t.task?.createdAt ?? null,

@@ -27,14 +27,26 @@ export interface CommandModule {
 export interface CommandSpec {
   name: string;
   describe: string;
+  /** Where its design is told, a docs/ page and heading ('ownership.md#spawn'): docs/cli.md links it. */
+  docs?: string;
   positionals: PositionalSpec[];
   options: Record<string, OptionSpec>;
   /**
-   * Run from the fast bundle (dist/fast-<hash>.cjs), parsed by the fast parser, without
-   * yargs: the commands hooks and agents call all day (docs/budgets.md#owner-start-up).
+   * Run from the fast bundle (dist/fast.cjs), without loading the full CLI: the
+   * commands hooks and agents call all day (docs/budgets.md#owner-start-up).
    * Its module is then named in fast-commands.ts, else in commands.ts.
    */
   fast?: boolean;
+  /**
+   * Run by an agent as a hook (stamp): prints nothing and never fails it; any
+   * error, a refused fleet home included, goes to the log and the exit is 0.
+   */
+  hook?: boolean;
+}
+
+/** What a bundle exports: the entry (src/cli/bin.ts) calls the fast one's, the fast one the full CLI's. */
+export interface Bundle {
+  main(argv: string[]): Promise<number>;
 }
 
 /** Loads the module that runs a command: one `import()` each, so a bundle holds only the commands it names. */

@@ -5,16 +5,20 @@ import { basename, dirname, join } from 'node:path';
 import { checkFleetHome, registryDir, type Context } from '../context';
 import { TmuxError } from '../errors';
 import { printable } from '../text';
-import { findStampHooks, hookHelperPath, hookNodePath, readSettings, settingsFile } from '../hooks/settings';
+import { findStampHooks, hookHelperPath, hookNodePath, readSettings, settingsFile, stampCommand } from '../hooks/settings';
+import { currentHelperPath, hookAction, selectAgents } from '../hooks/agents';
+import { AgentDiscovery, codexThreadLocks, geminiChats, geminiDirOf, geminiSessionArg, type Discovery } from '../agents/discover';
+import { AGENT_NAMES, lookAt } from '../agents/kind';
 import { lastHandover } from '../ownership/judge';
 import { isValidSlug } from '../tasks/slug';
 import { judgeLoaded, loadForJudge } from '../ownership/owner';
 import { AncestryCache, matchPaneAgents, type PaneAgent } from '../ownership/pane-agents';
 import { bootTime, readProcStat } from '../proc';
 import { follow, looksLikeUuid, parkedJob, shortSid } from '../registry/follow';
-import { renderAgent, sid8 } from '../registry/hop';
+import { agentStateOf, renderAgent, sid8 } from '../registry/hop';
+import { attachJobStates } from '../registry/jobs';
 import { liveRows, type LiveRow } from '../registry/liveness';
-import { readRegistry } from '../registry/reader';
+import { MAX_KEPT_ROWS, readRegistry } from '../registry/reader';
 import { runningSupervisor } from '../nudge';
 import { BUILT_FROM, SUPERVISOR_BUILD_OPTION } from '../build-info';
 import { statusFitChecks } from '../status/fit';
@@ -181,14 +185,18 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
   // Registry.
   const dir = registryDir(ctx.env);
   const snapshot = await readRegistry(dir);
-  const rows = snapshot.readable ? await liveRows(snapshot) : [];
-  if (!snapshot.readable) {
+  const rows = snapshot.readable ? attachJobStates(await liveRows(snapshot), dir) : [];
+  if (snapshot.untrusted) {
+    const u = snapshot.untrusted;
+    add({ id: 'registry', state: 'fail', text: `registry: ${u.path} ${u.problem}; not read (another user could forge its rows)`, fix: u.fix });
+  } else if (!snapshot.readable) {
     add({ id: 'registry', state: 'fail', text: `registry: cannot read ${dir} (${snapshot.error})`, fix: 'fix its permissions, or set @fleet-registry / TMUX_FLEET_REGISTRY to the right directory' });
   } else {
     const stale = rows.filter((x) => x.liveness === 'gone').length;
     const unknown = rows.filter((x) => x.liveness === 'unknown').length;
     const uncheckable = unknown > 0 ? `, ${unknown} not checkable here` : '';
-    add({ id: 'registry', state: 'ok', text: `registry: ${dir}: ${rows.length} row${rows.length === 1 ? '' : 's'} (${snapshot.malformed} malformed, ${stale} stale${uncheckable})` });
+    const overCap = snapshot.overCap ? `, ${snapshot.overCap} not read (over the ${MAX_KEPT_ROWS}-row cap)` : '';
+    add({ id: 'registry', state: 'ok', text: `registry: ${dir}: ${rows.length} row${rows.length === 1 ? '' : 's'} (${snapshot.malformed} malformed, ${stale} stale${uncheckable}${overCap})` });
   }
 
   // Claude Code hook.
@@ -217,6 +225,19 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
       });
   } catch (err) {
     add({ id: 'hook', state: 'fail', text: `hook: ${err instanceof Error ? err.message : String(err)}`, fix: `repair ${settings}, then tmux-fleet hooks install` });
+  }
+
+  // The other agents' hooks, for each whose directory exists (docs/ownership.md#agents).
+  for (const agent of selectAgents([], ctx.env).filter((a) => a !== 'claude')) {
+    try {
+      const r = await hookAction('status', agent, stampCommand(currentHelperPath()), ctx.env);
+      if (r.installed && r.daemonMode) add({ id: `hook-${agent}`, state: 'fail', text: `hook (${agent}): ${r.message.split('; note: ')[0]}`, fix: r.message.split('; note: ')[1] });
+      else if (r.installed) add({ id: `hook-${agent}`, state: 'ok', text: `hook (${agent}): ${r.message}` });
+      // Optional, as Claude Code's: the supervisor stamps a task's session without it.
+      else add({ id: `hook-${agent}`, state: 'skip', text: `hook (${agent}): ${r.message.split('; note: ')[0]} (optional: tmux-fleet hooks install --agent ${agent} makes the stamp instant)` });
+    } catch (err) {
+      add({ id: `hook-${agent}`, state: 'fail', text: `hook (${agent}): ${err instanceof Error ? err.message : String(err)}`, fix: `repair the file, then tmux-fleet hooks install --agent ${agent}` });
+    }
   }
 
   // The session: --session, else the one holding $TMUX_PANE, else the one $TMUX names (a popup has no pane).
@@ -345,11 +366,16 @@ async function sessionChecks(
 
   // The agents the kernel proves under the session's panes (docs/ownership.md#the-stamp-without-the-hook).
   const panes = await tmux.sessionPanes(session).catch(() => null);
-  const agents = panes && registryReadable ? (matchPaneAgents(panes, rows, new AncestryCache()).get(session) ?? []) : null;
+  // With the agents that write no registry row here (Codex CLI, Gemini CLI, a Claude Code of another home).
+  const found = panes ? new AgentDiscovery().discover(panes.map((p) => ({ session, pid: p.pid })), new Set(rows.filter((r) => r.liveness !== 'gone').map((r) => r.row.pid))) : null;
+  const proofRows = [...rows, ...(found?.rows ?? [])];
+  const agents = panes && registryReadable ? (matchPaneAgents(panes, proofRows, new AncestryCache()).get(session) ?? []) : null;
   const bound = task !== '' || nonce !== '';
   const stampCheck = stampCheckFor(session, stamp, bound, agents, setup.hookInstalled);
   if (stampCheck) add(stampCheck);
-  add(paneProofCheck(session, stamp, bound, agents, rows));
+  add(paneProofCheck(session, stamp, bound, agents, proofRows));
+  const kindCheck = agentKindCheck(session, stamp, found);
+  if (kindCheck) add(kindCheck);
 
   if (!task) add({ id: 'task', state: 'skip', text: `task: ${session} was not spawned for a task` });
   else if (!isValidSlug(task)) {
@@ -420,7 +446,7 @@ async function sessionChecks(
     const extra = f.stop === 'limit' ? `; stopped after ${f.hops} hops` : f.stop === 'repeat' ? '; the chain loops back' : '';
     text = `attach target: ${ids} (that tab has parked its work on background job ${job}${extra})`;
   }
-  const agent = renderAgent({ sessionId: end.row.sessionId, status: end.row.status ?? null, waitingFor: end.row.waitingFor ?? null, alive: end.alive });
+  const agent = renderAgent(agentStateOf(end));
   if (!end.alive) {
     add({ id: 'attach', state: 'fail', text: `${text}, but its process ${end.row.pid} is gone`, fix: 'the agent exited; restart it (tmux-fleet spawn --resume for a task)' });
   } else {
@@ -446,14 +472,45 @@ async function sessionChecks(
     });
 }
 
+/**
+ * Which agent runs under the session's panes and how it is proven; why it
+ * cannot be (Codex's daemon mode); and, for Gemini CLI, a chat newer than the
+ * id it was started with: an in-app /clear or /resume that only the hook
+ * follows. Null when no agent is found there.
+ */
+export function agentKindCheck(session: string, stamp: string, found: Discovery | null): Check | null {
+  const unprovable = found?.unprovable.get(session);
+  if (unprovable) return { id: 'agent-kind', state: 'fail', text: `agent: cannot be proven for ${session}`, fix: unprovable };
+  const nearest = found?.kinds.get(session);
+  if (!nearest) return null;
+  const name = AGENT_NAMES[nearest.kind];
+  if (nearest.kind === 'gemini') {
+    const look = lookAt(nearest.pid);
+    const started = geminiSessionArg(look.argv ?? []);
+    const dir = geminiDirOf(look.env() ?? new Map());
+    const newest = dir ? geminiChats(dir)[0] : undefined;
+    if (started && newest && newest.sid !== started && newest.sid !== stamp) {
+      return {
+        id: 'agent-kind',
+        state: 'fail',
+        text: `agent: ${name} (pid ${nearest.pid}) started as ${sid8(started)}, but the newest chat of ${dir} is ${sid8(newest.sid)}: it may have switched sessions in the app (/clear or /resume), which only its hook follows`,
+        fix: 'tmux-fleet hooks install --agent gemini (then /clear once in that session, or restart it)',
+      };
+    }
+    return { id: 'agent-kind', state: 'ok', text: `agent: ${name} (pid ${nearest.pid})${started ? `, started with --session-id ${sid8(started)}` : ''}` };
+  }
+  const lock = nearest.kind === 'codex' ? codexThreadLocks(nearest.pid)[0] : undefined;
+  return { id: 'agent-kind', state: 'ok', text: `agent: ${name} (pid ${nearest.pid})${lock ? `, holding the thread lock of ${sid8(lock)}` : ''}` };
+}
+
 const STAMP_BY_HAND = 'tmux-fleet stamp --sid <id>';
 
 /**
  * Why a session carries no stamp, and what to do, from what runs under its
- * panes (docs/hop.md#doctor): a Claude Code nothing stamped yet (the
- * supervisor stamps a task's session, the hook any session), none (another
- * CLI agent becomes a Driver by stamping itself), or the panes or the
- * registry unreadable. `doctor` and `follow` say the same.
+ * panes (docs/hop.md#doctor): an agent nothing stamped yet (the supervisor
+ * stamps a task's session, the hook any session), none (another CLI agent
+ * becomes a Driver by stamping itself), or the panes or the registry
+ * unreadable. `doctor` and `follow` say the same.
  */
 export function missingStamp(session: string, bound: boolean, agents: readonly PaneAgent[] | null, hookInstalled: boolean): { cause: string; fix: string } {
   const agent = agents?.[0];
@@ -464,20 +521,22 @@ export function missingStamp(session: string, bound: boolean, agents: readonly P
       : hookInstalled
         ? `the hook stamps at the agent's next start or /clear; now: ${byHand}`
         : `tmux-fleet hooks install (the supervisor stamps only a task's session), or ${byHand}`;
-    return { cause: `a Claude Code (session ${agent.row.sessionId}) runs under its pane ${agent.pane}, unstamped`, fix };
+    const name = AGENT_NAMES[agent.kind] as string | undefined;
+    return { cause: `${name ? `a ${name}` : 'an agent'} (session ${agent.row.sessionId}) runs under its pane ${agent.pane}, unstamped`, fix };
   }
   if (agents === null) {
     return {
       cause: 'its panes or the registry cannot be read',
-      fix: `start the agent; a Claude Code is stamped by the hook or the supervisor, any other CLI agent by ${STAMP_BY_HAND} run inside ${session}`,
+      fix: `start the agent; Claude Code, Codex CLI and Gemini CLI are stamped by their hook or the supervisor, any other CLI agent by ${STAMP_BY_HAND} run inside ${session}`,
     };
   }
-  const other = `any CLI agent that is not Claude Code becomes a Driver when ${STAMP_BY_HAND} runs inside ${session} (docs/ownership.md#the-stamp)`;
+  const none = 'no Claude Code, Codex CLI or Gemini CLI runs under its panes';
+  const other = `any other CLI agent becomes a Driver when ${STAMP_BY_HAND} runs inside ${session} (docs/ownership.md#the-stamp)`;
   if (!bound) {
-    const hook = hookInstalled ? 'the hook' : 'the hook (tmux-fleet hooks install)';
-    return { cause: 'no Claude Code runs under its panes', fix: `start an agent there: Claude Code is stamped by ${hook}, any other CLI agent by ${STAMP_BY_HAND} run inside ${session}` };
+    const hook = hookInstalled ? 'their hook' : 'their hook (tmux-fleet hooks install)';
+    return { cause: none, fix: `start an agent there: Claude Code, Codex CLI and Gemini CLI are stamped by ${hook}, any other CLI agent by ${STAMP_BY_HAND} run inside ${session}` };
   }
-  return { cause: 'no Claude Code runs under its panes', fix: hookInstalled ? other : `start Claude Code in ${session} (the supervisor stamps a task's session); ${other}` };
+  return { cause: none, fix: hookInstalled ? other : `start the agent in ${session} (the supervisor stamps a task's session); ${other}` };
 }
 
 /**

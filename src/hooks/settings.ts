@@ -13,7 +13,7 @@ import * as z from '../zod';
 import { claudeConfigDir } from '../context';
 import { FleetError } from '../errors';
 import { writeFileAtomic } from '../fs-atomic';
-import { removeAt } from '../json-text';
+import { duplicateKeyOnPath, removeAt } from '../json-text';
 import { jsonErrorWithoutContent } from '../text';
 
 export const HOOK_EVENT = 'SessionStart';
@@ -246,10 +246,17 @@ function removeHooks(jsonc: Jsonc, text: string, data: Json, remove: FoundHook[]
   return out;
 }
 
-function addHook(jsonc: Jsonc, read: SettingsRead, command: string): string {
-  // No matcher: SessionStart fires on startup, resume, clear and compact, and
-  // the session id changes on /clear, so every source must stamp.
-  const group = { hooks: [{ type: 'command', command }] };
+/**
+ * Claude Code's hook group. No matcher: SessionStart fires on startup, resume,
+ * clear and compact, and the session id changes on /clear, so every source
+ * must stamp. Other agents' files take the same shape with their own fields
+ * (src/hooks/agents.ts).
+ */
+export function claudeHookGroup(command: string): Json {
+  return { hooks: [{ type: 'command', command }] };
+}
+
+function addHook(jsonc: Jsonc, read: SettingsRead, group: Json): string {
   if (read.text.trim() === '') return `${JSON.stringify({ hooks: { [HOOK_EVENT]: [group] } }, null, 2)}\n`;
   const hooks = read.data.hooks;
   // Each insertion names the whole value it adds (jsonc-parser would otherwise wrap it in the missing parents).
@@ -332,9 +339,28 @@ function result(
   };
 }
 
-/** Adds our hook once; an older stamp hook (another helper path) is pointed at this helper; duplicates go. */
-export async function installHook(file: string, command: string): Promise<HookResult> {
+/**
+ * Refuses a file with a key twice on the way to our hook (`hooks`,
+ * `SessionStart`) or inside it: Claude Code reads the last copy, an edit
+ * would change the first, and the file would say one thing and do another.
+ */
+function refuseDuplicateKeys(read: SettingsRead): void {
+  const dup = duplicateKeyOnPath(read.text, EVENT_PATH);
+  if (!dup) return;
+  const where = dup.path.length > 0 ? ` in ${dup.path.join('.')}` : '';
+  throw new FleetError(
+    `${read.file}: the key ${JSON.stringify(dup.key)} appears twice${where} (lines ${dup.lines[0]} and ${dup.lines[1]}); the agent reads only the last, so an edit could land in the copy it ignores: merge them into one; nothing changed`,
+  );
+}
+
+/**
+ * Adds our hook once; an older stamp hook (another helper path) is pointed at
+ * this helper; duplicates go. `group`: the hook group as the agent's file
+ * takes it (default: Claude Code's).
+ */
+export async function installHook(file: string, command: string, group: Json = claudeHookGroup(command)): Promise<HookResult> {
   const read = await readSettings(file);
+  refuseDuplicateKeys(read);
   const found = findStampHooks(read.data);
   const exact = found.find((f) => f.command === command);
   if (exact && found.length === 1) {
@@ -345,7 +371,7 @@ export async function installHook(file: string, command: string): Promise<HookRe
   let change: HookChange;
   let what: string;
   if (found.length === 0) {
-    text = addHook(jsonc, read, command);
+    text = addHook(jsonc, read, group);
     change = 'added';
     what = `added the SessionStart hook \`${command}\``;
   } else {
@@ -369,6 +395,7 @@ export async function installHook(file: string, command: string): Promise<HookRe
 /** Removes every stamp hook, and nothing else. */
 export async function uninstallHook(file: string, command: string): Promise<HookResult> {
   const read = await readSettings(file);
+  refuseDuplicateKeys(read);
   const found = findStampHooks(read.data);
   if (found.length === 0) {
     return result('uninstall', read, read.data, command, 'absent', null, `not installed in ${file}; nothing changed`);

@@ -3,7 +3,7 @@
 // what driverPane carries (nonce and stamp, read together) and the liveness of
 // the one session id the decision may need. The owner command, takeover and
 // the supervisor (from one list-sessions snapshot) all call decide().
-import { sidLivenessFromRows, type Liveness, type LiveRow } from '../registry/liveness';
+import { decideSidLiveness, type Liveness, type LiveRow } from '../registry/liveness';
 import { ownerSid, type Handover, type Task } from '../tasks/schema';
 import type { NonceStamp, PaneRead } from '../tmux/session-marks';
 
@@ -149,45 +149,47 @@ export function paneReadFromSessions(sessions: ReadonlyMap<string, NonceStamp> |
 
 /**
  * Liveness of a session id from data already read (docs/ownership.md#liveness):
- * its registry rows (following a park); with no row, a task's record of the
- * Driver's process; with neither, live when a tmux session carries it as its
- * stamp, else gone; unknown when the registry cannot be read.
+ * its registry rows (following a park) when one is live; else the Driver's
+ * recorded process (the task's record, or the process a stamp recorded); else
+ * rows that name a process; else live while a tmux session carries it as its
+ * stamp, gone when none does; unknown when the registry or tmux cannot be read.
+ * `stamps`: every stamp of the snapshot (null: tmux not read); `stampProcesses`:
+ * the liveness of the processes recorded with each stamp.
  */
 export function livenessFromSnapshot(
   sid: string,
   registry: { readable: boolean; rows: readonly LiveRow[]; recorded?: ReadonlyMap<string, Liveness> },
   stamps: { has(sid: string): boolean } | null,
+  stampProcesses?: ReadonlyMap<string, Liveness>,
 ): Liveness {
-  if (!registry.readable) return 'unknown';
-  const fromRows = sidLivenessFromRows(sid, registry.rows);
-  if (fromRows !== null) return fromRows;
-  const recorded = registry.recorded?.get(sid);
-  if (recorded !== undefined) return recorded;
-  if (stamps === null) return 'unknown';
-  return stamps.has(sid) ? 'live' : 'gone';
+  return decideSidLiveness(sid, registry, registry.recorded?.get(sid), () =>
+    stamps === null ? null : { carried: stamps.has(sid), processes: stampProcesses?.get(sid) ?? null },
+  );
 }
 
-const stampIndexes = new WeakMap<ReadonlyMap<string, NonceStamp>, ReadonlyMap<string, string>>();
-/** Stamp -> the first session (by name) carrying it, of a sessions snapshot (never changed once read), kept beside it. */
-function stampIndex(sessions: ReadonlyMap<string, NonceStamp>): ReadonlyMap<string, string> {
+const stampIndexes = new WeakMap<ReadonlyMap<string, NonceStamp>, ReadonlyMap<string, string[]>>();
+/** Stamp -> the sessions carrying it (by name), of a sessions snapshot (never changed once read), kept beside it. */
+function stampIndex(sessions: ReadonlyMap<string, NonceStamp>): ReadonlyMap<string, string[]> {
   let index = stampIndexes.get(sessions);
   if (index === undefined) {
-    const built = new Map<string, string>();
-    for (const name of [...sessions.keys()].sort()) {
-      const stamp = sessions.get(name)?.stamp ?? '';
-      if (stamp !== '' && !built.has(stamp)) built.set(stamp, name);
-    }
+    const built = new Map<string, string[]>();
+    for (const [name, { stamp }] of sessions) if (stamp !== '') built.set(stamp, [...(built.get(stamp) ?? []), name]);
     index = built;
     stampIndexes.set(sessions, index);
   }
   return index;
 }
 
-/** The session carrying `sid`: `prefer` (the task's driverPane) when it carries it, else the first by name; null when none. */
+/** The session to name among those carrying a stamp: `prefer` (the task's driverPane) when it is one, else the first by name. */
+export function pickCarrier(names: readonly string[], prefer?: string): string | null {
+  if (prefer !== undefined && names.includes(prefer)) return prefer;
+  return [...names].sort()[0] ?? null;
+}
+
+/** The session carrying `sid` in a snapshot (pickCarrier); null when none. */
 export function sessionCarrying(sessions: ReadonlyMap<string, NonceStamp> | null, sid: string, prefer?: string): string | null {
   if (sessions === null || sid === '') return null;
-  if (prefer !== undefined && sessions.get(prefer)?.stamp === sid) return prefer;
-  return stampIndex(sessions).get(sid) ?? null;
+  return pickCarrier(stampIndex(sessions).get(sid) ?? [], prefer);
 }
 
 /**
@@ -201,6 +203,8 @@ export function judgeFromSnapshot(args: {
   asker: string;
   sessions: ReadonlyMap<string, NonceStamp> | null;
   registry: { readable: boolean; rows: readonly LiveRow[]; recorded?: ReadonlyMap<string, Liveness> };
+  /** The liveness of the agent processes recorded with each stamp (@fleet-stamp-agent), by session id. */
+  stampProcesses?: ReadonlyMap<string, Liveness>;
 }): Decision {
   const sessions = args.sessions;
   // Built only when a liveness is asked for, once per sessions map.
@@ -212,7 +216,7 @@ export function judgeFromSnapshot(args: {
     taskError: args.taskError,
     asker: args.asker,
     paneRead: pane === null ? undefined : paneReadFromSessions(args.sessions, pane),
-    liveness: (sid) => livenessFromSnapshot(sid, args.registry, stamps()),
+    liveness: (sid) => livenessFromSnapshot(sid, args.registry, stamps(), args.stampProcesses),
     sessionOf: (sid) => sessionCarrying(sessions, sid, args.task?.driverPane),
   });
 }

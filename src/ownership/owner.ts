@@ -3,13 +3,13 @@
 // hand everything to the pure decide().
 import { registryDir, type Context } from '../context';
 import { TaskFileError, UsageError } from '../errors';
-import type { Liveness } from '../registry/liveness';
+import type { Liveness, StampFacts } from '../registry/liveness';
 import { noSuchTask, readTask } from '../tasks/store';
 import { assertSlug } from '../tasks/slug';
 import { ownerSid, type Handover, type Task } from '../tasks/schema';
 import { Tmux, type TmuxReads } from '../tmux/client';
-import { readAsker, readPaneAndAsker, readStamps, type AskerRead, type NonceStamp, type PaneRead } from '../tmux/session-marks';
-import { decide, lastHandover, livenessNeeded, paneToRead, sessionCarrying, type Decision } from './judge';
+import { readAsker, readPaneAndAsker, readStamps, type AskerRead, type PaneRead, type StampsRead } from '../tmux/session-marks';
+import { decide, lastHandover, livenessNeeded, paneToRead, pickCarrier, type Decision } from './judge';
 import { isValidSid } from './sid';
 
 export type AskerFrom = 'as' | 'env' | 'pane' | 'none';
@@ -62,7 +62,7 @@ export interface Judgement {
  * Liveness of one session id: the registry, else whether a tmux session carries
  * it as its stamp. `stamps`: every session's stamp, read once by the caller.
  */
-export async function livenessOf(env: NodeJS.ProcessEnv, sid: string, stamps: ReadonlyMap<string, NonceStamp> | null, task?: Task | null): Promise<Liveness> {
+export async function livenessOf(env: NodeJS.ProcessEnv, sid: string, stamps: StampsRead | null, task?: Task | null): Promise<Liveness> {
   // Imported here: most verdicts (the asker is the owner) need no liveness, and the registry's schema costs start-up time.
   const [{ readRegistry }, { sessionLiveness }] = await Promise.all([import('../registry/reader'), import('../registry/liveness')]);
   const snapshot = await readRegistry(registryDir(env));
@@ -70,7 +70,15 @@ export async function livenessOf(env: NodeJS.ProcessEnv, sid: string, stamps: Re
     task && (task.driverPid !== undefined || task.driverJobId)
       ? { sid: ownerSid(task), pid: task.driverPid, procStart: task.driverProcStart, jobId: task.driverJobId }
       : undefined;
-  return sessionLiveness(sid, snapshot, async () => sessionCarrying(stamps, sid) !== null, recorded);
+  return sessionLiveness(sid, snapshot, () => stampFacts(stamps, sid), recorded);
+}
+
+/** What the server's sessions say of a session id: carried as a stamp, and the liveness of the processes recorded with it. */
+async function stampFacts(stamps: StampsRead | null, sid: string): Promise<StampFacts | null> {
+  if (stamps === null) return null;
+  const [{ parseAgentProcess }, { processesLiveness, mostAlive }] = await Promise.all([import('../agents/agent-process'), import('../registry/liveness')]);
+  const procs = (stamps.get(sid)?.agents ?? []).map(parseAgentProcess).filter((p) => p !== null);
+  return { carried: stamps.has(sid), processes: mostAlive(await processesLiveness(procs)) };
 }
 
 /**
@@ -102,7 +110,7 @@ export async function judgeLoaded(
   // A 9: one read of every session's stamp, to name the session the owner runs in (and for its liveness).
   const stamps = need === null ? null : await readStamps(tmux);
   const liveness: Liveness | null = need === null ? null : await livenessOf(ctx.env, need, stamps, task);
-  const decision = decide({ ...base, liveness: () => liveness ?? 'unknown', sessionOf: (sid) => sessionCarrying(stamps, sid, task?.driverPane) });
+  const decision = decide({ ...base, liveness: () => liveness ?? 'unknown', sessionOf: (sid) => pickCarrier(stamps?.get(sid)?.sessions ?? [], task?.driverPane) });
   return { slug, decision, asker: who, task, taskError, paneRead };
 }
 
@@ -138,8 +146,11 @@ export function judgementJson(j: Judgement): {
   via: 'sid' | 'pane' | null;
   reason: string;
   lastHandover: Handover | null;
+  agent: string | null;
 } {
   const d = j.decision;
+  // The owner's agent, as the task recorded it from the Driver's process (docs/ownership.md#agents).
+  const recorded = j.task && d.owner !== null && d.owner === ownerSid(j.task) ? j.task.driverAgent : undefined;
   return {
     verdict: d.verdict,
     slug: j.slug,
@@ -150,5 +161,6 @@ export function judgementJson(j: Judgement): {
     via: d.via,
     reason: d.reason,
     lastHandover: lastHandover(j.task),
+    agent: recorded === 'claude' || recorded === 'codex' || recorded === 'gemini' ? recorded : null,
   };
 }

@@ -5,6 +5,8 @@
 // `tmux` field is never used to decide: a renamed session or a stale field
 // would name the wrong pane.
 import { readProcStat } from '../proc';
+import { parseAgentProcess } from '../agents/agent-process';
+import type { AgentKind } from '../agents/kind';
 import type { LiveRow } from '../registry/liveness';
 import { timeMs } from '../registry/time';
 import type { PaneSnap } from '../tmux/snapshot';
@@ -50,9 +52,24 @@ export class AncestryCache {
   }
 }
 
+/**
+ * A row the proof takes: a registry row (Claude Code's), or one made for an
+ * agent that writes no registry, from what its process shows
+ * (src/agents/discover.ts).
+ */
+export interface ProofRow extends LiveRow {
+  /** The agent; registry rows are Claude Code's. */
+  agent?: AgentKind;
+  /** The id may be stale once stamped (Gemini's --session-id after an in-app /clear): it stamps an unstamped session only. */
+  firstStampOnly?: boolean;
+}
+
 /** A live agent proven to run in a pane. */
 export interface PaneAgent {
   row: LiveRow['row'];
+  /** The agent, as its process shows it. */
+  kind: AgentKind;
+  firstStampOnly: boolean;
   session: string;
   pane: string;
   /** Parents between the agent and the pane's process (0: the agent is the pane's process). */
@@ -69,7 +86,7 @@ function isPaneAgentKind(kind: string | undefined): boolean {
  * grouped by session, nearest to the pane first (then newest). Where /proc
  * cannot tell (no stat), nothing is matched.
  */
-export function matchPaneAgents(panes: readonly PaneRef[], rows: readonly LiveRow[], cache: AncestryCache): Map<string, PaneAgent[]> {
+export function matchPaneAgents(panes: readonly PaneRef[], rows: readonly ProofRow[], cache: AncestryCache): Map<string, PaneAgent[]> {
   const paneOfPid = new Map<number, PaneRef>();
   for (const p of panes) {
     const pid = Number(p.pid);
@@ -87,7 +104,7 @@ export function matchPaneAgents(panes: readonly PaneRef[], rows: readonly LiveRo
     if (depth === -1) continue;
     const pane = paneOfPid.get(chain[depth] as number) as PaneRef;
     const list = out.get(pane.session) ?? [];
-    list.push({ row: r.row, session: pane.session, pane: pane.id, depth });
+    list.push({ row: r.row, kind: r.agent ?? 'claude', firstStampOnly: r.firstStampOnly ?? false, session: pane.session, pane: pane.id, depth });
     out.set(pane.session, list);
   }
   cache.prune(keep);
@@ -102,6 +119,9 @@ export interface StampAction {
   session: string;
   pane: string;
   sid: string;
+  /** The agent process that holds the id. */
+  pid: number;
+  kind: AgentKind;
   /** 'startup' for a first stamp or another process; 'clear' when the same process now holds a new session id. */
   source: 'startup' | 'clear';
 }
@@ -141,13 +161,22 @@ export const STAMP_SETTLE_MS = 3000;
 export function stampActionFor(facts: SessionFacts, agents: readonly PaneAgent[], stampPid: number | null): StampAction | null {
   const nearest = agents[0];
   if (!nearest || !facts.bound) return null;
-  if (facts.stamp === '') return { session: facts.session, pane: nearest.pane, sid: nearest.row.sessionId, source: 'startup' };
+  const act = (source: StampAction['source']): StampAction => ({
+    session: facts.session,
+    pane: nearest.pane,
+    sid: nearest.row.sessionId,
+    pid: nearest.row.pid,
+    kind: nearest.kind,
+    source,
+  });
+  if (facts.stamp === '') return act('startup');
   if (agents.some((a) => a.row.sessionId === facts.stamp)) return null;
+  if (nearest.firstStampOnly) return null;
   if (nearest.row.sessionId === facts.stamp) return null;
   if (facts.earlier?.has(nearest.row.sessionId)) return null;
   const settled = facts.now !== undefined && facts.now - facts.stampSeenAt >= STAMP_SETTLE_MS;
   if (timeMs(nearest.row.updatedAt) <= facts.stampSeenAt && !settled) return null;
-  return { session: facts.session, pane: nearest.pane, sid: nearest.row.sessionId, source: stampPid === nearest.row.pid ? 'clear' : 'startup' };
+  return act(stampPid === nearest.row.pid ? 'clear' : 'startup');
 }
 
 /**
@@ -184,6 +213,8 @@ interface SessionMarks {
   stamp: string;
   nonce: string;
   task: string;
+  /** The agent process the stamp recorded (@fleet-stamp-agent). */
+  agentProc?: string;
 }
 
 /**
@@ -203,7 +234,7 @@ export class PaneProofs {
   update(
     sessions: readonly SessionMarks[],
     panes: readonly PaneRef[],
-    rows: readonly LiveRow[],
+    rows: readonly ProofRow[],
     driverPidOf: (slug: string, stamp: string) => number | null,
     running: (pid: number) => boolean,
     now: number = Date.now(),
@@ -231,7 +262,7 @@ export class PaneProofs {
       }
       const holder = under.find((a) => a.row.sessionId === s.stamp);
       if (holder) memo.pid = holder.row.pid;
-      const knownPid = memo.pid ?? (s.task ? driverPidOf(s.task, s.stamp) : null);
+      const knownPid = memo.pid ?? (s.stamp !== '' ? (parseAgentProcess(s.agentProc ?? '')?.pid ?? null) : null) ?? (s.task ? driverPidOf(s.task, s.stamp) : null);
       const action = stampActionFor(
         { session: s.name, stamp: s.stamp, bound: s.nonce !== '' || s.task !== '', stampSeenAt: memo.at, earlier: memo.earlier, now },
         under,

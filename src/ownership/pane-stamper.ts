@@ -2,6 +2,7 @@
 // each stamp the pane proof calls for goes through the stamp's own code path,
 // so a pending task resolves and a /clear hands over exactly as with the hook.
 import type { Context } from '../context';
+import { processRecord } from '../agents/agent-process';
 import { appendLog } from '../log';
 import type { Tmux } from '../tmux/client';
 import type { StampAction } from './pane-agents';
@@ -27,7 +28,8 @@ export class PaneStamper {
       const key = `${a.session}\t${a.sid}`;
       if (this.recent.has(key) || !isValidSid(a.sid)) continue;
       this.recent.set(key, now);
-      void stampPane(this.ctx, this.tmux, a.pane, { sid: a.sid, source: a.source }, { runByAgent: false, nudge: false }).then((out) => {
+      const agent = processRecord(a.kind, a.pid);
+      void stampPane(this.ctx, this.tmux, a.pane, { sid: a.sid, source: a.source }, { runByAgent: false, nudge: false, agent }).then((out) => {
         if (out.stamped) {
           const what = [out.filled ? `resolved task ${out.filled}` : '', out.handedOver.length > 0 ? `handed over ${out.handedOver.join(', ')}` : '']
             .filter(Boolean)

@@ -8,7 +8,9 @@
 // (new-session with a placeholder, set @spawn_nonce and @fleet-task, respawn-pane
 // with the agent); then ONE locked task write. Each later failure undoes the
 // earlier steps.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { agentOfCommand, launchArgs } from '../agents/command';
+import type { AgentKind } from '../agents/kind';
 import { chmod, mkdir, rmdir, stat, unlink, writeFile } from '../fs-async';
 import { formatBytes, readRegularFileBytes, readUserFile, UnsafeFileError } from '../fs-safe';
 import { echoInput } from '../text';
@@ -20,7 +22,7 @@ import { launchPrompt, pointerLine } from '../pointer';
 import { nudgeSupervisors, socketPathFromTmuxEnv } from '../nudge';
 import { ownerSid, type AcceptanceItem, type Task } from '../tasks/schema';
 import { assertSlug } from '../tasks/slug';
-import { readTask, updateTask } from '../tasks/store';
+import { readTask, withTaskLock } from '../tasks/store';
 import { escapeFormat } from '../tmux/args';
 import { Tmux } from '../tmux/client';
 import { createSpawnSession, killSessionById, readAsker, readPaneCurrentPath, readSpawnOptions } from '../tmux/session-marks';
@@ -30,6 +32,12 @@ import { isValidSid } from './sid';
 import { createTaskWorktree, removeTaskWorktree, type TaskWorktree } from './worktree';
 
 export const LAUNCH_PROMPT_FILE = 'launch-prompt.md';
+
+/**
+ * How long a spawn waits for the task's lock: other spawns of the slug hold it
+ * from the launch prompt to the record's write (a second or so each).
+ */
+const SPAWN_LOCK_TIMEOUT_MS = 30_000;
 
 /** A launch prompt is a task description, not a document: longer ones are refused (and /dev/zero ends). */
 export const MAX_PROMPT_BYTES = 64 * 1024;
@@ -57,6 +65,8 @@ export interface SpawnResult {
   session: string;
   /** tmux's id of the new session ($N). */
   sessionId: string;
+  /** The agent the command runs, told from the file it runs (null: another agent). */
+  agent: AgentKind | null;
   spawnNonce: string;
   cwd: string;
   command: string;
@@ -84,9 +94,11 @@ export function newNonce(): string {
  * so its text is never parsed by a shell and never passes through tmux, whose
  * client refuses command lines over 16 KiB.
  */
-export function agentArgv(command: string, extraArgs: readonly string[], promptFile: string | null): string[] {
+export function agentArgv(command: string, extraArgs: readonly string[], promptFile: string | null, promptFlag: string | null = null): string[] {
   if (promptFile === null) return ['/bin/sh', '-c', `exec ${command} "$@"`, AGENT_ARGV0, ...extraArgs];
-  const script = `f=$1; shift; p=$(cat -- "$f" && printf .) || exit 1; exec ${command} "$@" "\${p%.}"`;
+  // The flag is one of ours (launchArgs), never data: it may stand in the script.
+  const flag = promptFlag !== null && /^-[A-Za-z-]+$/.test(promptFlag) ? `${promptFlag} ` : '';
+  const script = `f=$1; shift; p=$(cat -- "$f" && printf .) || exit 1; exec ${command} "$@" ${flag}"\${p%.}"`;
   return ['/bin/sh', '-c', script, AGENT_ARGV0, promptFile, ...extraArgs];
 }
 
@@ -119,6 +131,17 @@ async function isDirectory(path: string): Promise<boolean> {
 
 interface Undo {
   steps: (() => Promise<void>)[];
+}
+
+/** Runs fn; when it throws, the undo steps (last first), and the error names what they could not undo. */
+async function undoing<T>(u: Undo, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    const left = await runUndo(u);
+    if (left.length > 0) throw new FleetError(`${errorMessage(err)}; and the rollback left: ${left.join('; ')}`);
+    throw err;
+  }
 }
 
 async function runUndo(u: Undo): Promise<string[]> {
@@ -208,7 +231,7 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
   const prompt = launchPrompt(promptText, pointer, gate);
 
   const undo: Undo = { steps: [] };
-  try {
+  return undoing(undo, async () => {
     // --- The worktree (before anything else is made). ---
     let wt: TaskWorktree | null = null;
     if (opts.worktree) {
@@ -221,10 +244,11 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
       cwd = previous.worktree; // a respawn goes back to the task's own worktree
     }
     cwd ??= process.cwd();
+    const agentCwd = cwd;
+    const agent = agentOfCommand(command, env, cwd);
     const badCwd = startDirectoryProblem(cwd);
     if (badCwd) throw new UsageError(`spawn: the agent's directory ${JSON.stringify(cwd)} ${badCwd}`);
 
-    // --- launch-prompt.md (0600) in the task directory. ---
     const dir = taskDir(ctx.home, slug);
     if (!(await isDirectory(dir))) {
       makePrivateDirs(ctx.home);
@@ -232,115 +256,117 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
       undo.steps.push(() => rmdir(dir).catch(() => undefined));
     }
     await chmod(dir, 0o700);
-    const promptPath = join(dir, LAUNCH_PROMPT_FILE);
-    const oldPrompt = (() => {
-      try {
-        return readRegularFileBytes(promptPath, 4 * MAX_PROMPT_BYTES);
-      } catch {
-        return null;
-      }
-    })();
-    undo.steps.push(async () => {
-      if (oldPrompt === null) await unlink(promptPath).catch(() => undefined);
-      else await writeFile(promptPath, oldPrompt, { mode: 0o600 });
-    });
-    let promptFile: string | null = null;
-    if (prompt !== '') {
-      await unlink(promptPath).catch(() => undefined);
-      await writeFile(promptPath, prompt, { mode: 0o600, flag: 'wx' });
-      promptFile = promptPath;
-    } else {
-      await unlink(promptPath).catch(() => undefined);
-    }
 
-    // --- The session: one tmux call; a failed set stops the chain before the agent starts. ---
-    if (opts.replace && (await tmux.hasSession(session))) await tmux.killSession(session);
-    const nonce = newNonce();
-    const paneEnv: Record<string, string> = { TMUX_FLEET_TASK: slug, TMUX_FLEET_HOME: ctx.home };
-    if (env.TMUX_FLEET_REGISTRY) paneEnv.TMUX_FLEET_REGISTRY = env.TMUX_FLEET_REGISTRY;
-    if (env.CLAUDE_CONFIG_DIR) paneEnv.CLAUDE_CONFIG_DIR = env.CLAUDE_CONFIG_DIR;
-    const argv = agentArgv(command, resumeSid ? ['--resume', resumeSid] : [], promptFile);
-    const created = await createSpawnSession(tmux, { session, nonce, slug, cwd: escapeFormat(cwd), env: paneEnv, argv });
-    if (created.sessionId) {
-      const id = created.sessionId;
-      undo.steps.push(async () => {
-        await killSessionById(tmux, id);
+    // From the launch prompt to the record's write, the task's lock is held: a
+    // concurrent spawn of this slug (--replace) cannot replace the session
+    // between its creation and the write of its nonce (docs/ownership.md#spawn).
+    return withTaskLock(ctx.home, slug, (update) => {
+      const locked: Undo = { steps: [] };
+      return undoing(locked, async () => {
+        // --- launch-prompt.md (0600) in the task directory. ---
+        const promptPath = join(dir, LAUNCH_PROMPT_FILE);
+        const oldPrompt = (() => {
+          try {
+            return readRegularFileBytes(promptPath, 4 * MAX_PROMPT_BYTES);
+          } catch {
+            return null;
+          }
+        })();
+        locked.steps.push(async () => {
+          if (oldPrompt === null) await unlink(promptPath).catch(() => undefined);
+          else await writeFile(promptPath, oldPrompt, { mode: 0o600 });
+        });
+        let promptFile: string | null = null;
+        if (prompt !== '') {
+          await unlink(promptPath).catch(() => undefined);
+          await writeFile(promptPath, prompt, { mode: 0o600, flag: 'wx' });
+          promptFile = promptPath;
+        } else {
+          await unlink(promptPath).catch(() => undefined);
+        }
+
+        // --- The session: one tmux call; a failed set stops the chain before the agent starts. ---
+        if (opts.replace && (await tmux.hasSession(session))) await tmux.killSession(session);
+        const nonce = newNonce();
+        const paneEnv: Record<string, string> = { TMUX_FLEET_TASK: slug, TMUX_FLEET_HOME: ctx.home };
+        if (env.TMUX_FLEET_REGISTRY) paneEnv.TMUX_FLEET_REGISTRY = env.TMUX_FLEET_REGISTRY;
+        // Each agent's home, as the spawner has it: the child must see the same registry, hooks and sessions.
+        for (const name of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME'] as const) if (env[name]) paneEnv[name] = env[name] as string;
+        const launch = launchArgs(agent, { resume: resumeSid, newSessionId: randomUUID });
+        const argv = agentArgv(command, launch.args, promptFile, launch.promptFlag);
+        const created = await createSpawnSession(tmux, { session, nonce, slug, cwd: escapeFormat(agentCwd), env: paneEnv, argv });
+        if (created.sessionId) {
+          const id = created.sessionId;
+          locked.steps.push(async () => {
+            await killSessionById(tmux, id);
+          });
+        }
+        if (!created.ok) {
+          throw new FleetError(
+            created.sessionId
+              ? `spawn: setting up tmux session ${session} failed (${created.error}); the session was killed`
+              : `spawn: cannot create tmux session ${session}: ${created.error}`,
+          );
+        }
+        // The agent runs where the task says, or the spawn fails (tmux could still read the path its own way).
+        // tmux answers '' while the new process is still being started: ask again for a moment; '' then is no answer, not a mismatch.
+        let shown = await readPaneCurrentPath(tmux, session);
+        for (let i = 0; shown === '' && i < 20; i++) {
+          await new Promise((r) => setTimeout(r, 50));
+          shown = await readPaneCurrentPath(tmux, session);
+        }
+        const want = await realpath(agentCwd).catch(() => agentCwd);
+        if (shown !== '' && shown !== want) {
+          throw new FleetError(`spawn: tmux started the agent in ${JSON.stringify(shown)}, not in ${JSON.stringify(want)}; the session was killed`);
+        }
+
+        // --- One write: pending owner, the pane, the nonce, the launch fields. ---
+        const now = new Date().toISOString();
+        const items: AcceptanceItem[] = accept.map((text) => ({ text, addedBy: launcherSid ?? '', addedAt: now }));
+        const written = await update((cur) => {
+          const next: Task = { ...(cur ?? { slug }), slug, driverSid: '', driverPane: session, spawnNonce: nonce, cwd: agentCwd };
+          delete next.driverPid;
+          delete next.driverProcStart;
+          if (launcherSid) next.launcherSid = launcherSid;
+          else delete next.launcherSid;
+          if (parentSid) next.parentSid = parentSid;
+          else delete next.parentSid;
+          if (opts.label !== undefined) next.label = opts.label;
+          if (wt) {
+            next.worktree = wt.worktree;
+            next.branch = wt.branch;
+            next.base = wt.base;
+            (next as Record<string, unknown>).baseCommit = wt.baseCommit;
+          }
+          if (items.length > 0) next.acceptance = [...(cur?.acceptance ?? []), ...items];
+          if (resumeSid) {
+            // The task follows to the resumed session: its id is filled in when the Driver stamps (stamp.ts fillPending).
+            next.priorDriverSid = resumeSid;
+            next.handovers = [...(cur?.handovers ?? []), { from: resumeSid, to: '', at: now, reason: 'resume', pane: session }];
+          }
+          return next;
+        });
+        if (!written || written.spawnNonce !== nonce) throw new FleetError(`spawn: task ${slug} was not written`);
+        nudgeSupervisors(ctx.home, socketPathFromTmuxEnv(env));
+        return {
+          slug,
+          session,
+          sessionId: created.sessionId as string,
+          agent,
+          spawnNonce: nonce,
+          cwd: agentCwd,
+          command,
+          launcherSid,
+          parentSid,
+          resumed: resumeSid,
+          promptFile,
+          pointer: pointer !== null,
+          worktree: wt?.worktree ?? null,
+          branch: wt?.branch ?? null,
+          base: wt?.base ?? null,
+          respawn: previous !== null,
+        };
       });
-    }
-    if (!created.ok) {
-      throw new FleetError(
-        created.sessionId
-          ? `spawn: setting up tmux session ${session} failed (${created.error}); the session was killed`
-          : `spawn: cannot create tmux session ${session}: ${created.error}`,
-      );
-    }
-    // The agent runs where the task says, or the spawn fails (tmux could still read the path its own way).
-    // tmux answers '' while the new process is still being started: ask again for a moment; '' then is no answer, not a mismatch.
-    let shown = await readPaneCurrentPath(tmux, session);
-    for (let i = 0; shown === '' && i < 20; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      shown = await readPaneCurrentPath(tmux, session);
-    }
-    const want = await realpath(cwd).catch(() => cwd as string);
-    if (shown !== '' && shown !== want) {
-      throw new FleetError(`spawn: tmux started the agent in ${JSON.stringify(shown)}, not in ${JSON.stringify(want)}; the session was killed`);
-    }
-
-    // --- One write: pending owner, the pane, the nonce, the launch fields. ---
-    const now = new Date().toISOString();
-    const items: AcceptanceItem[] = accept.map((text) => ({ text, addedBy: launcherSid ?? '', addedAt: now }));
-    const written = await updateTask(
-      ctx.home,
-      slug,
-      (cur) => {
-        const next: Task = { ...(cur ?? { slug }), slug, driverSid: '', driverPane: session, spawnNonce: nonce, cwd };
-        delete next.driverPid;
-        delete next.driverProcStart;
-        if (launcherSid) next.launcherSid = launcherSid;
-        else delete next.launcherSid;
-        if (parentSid) next.parentSid = parentSid;
-        else delete next.parentSid;
-        if (opts.label !== undefined) next.label = opts.label;
-        if (wt) {
-          next.worktree = wt.worktree;
-          next.branch = wt.branch;
-          next.base = wt.base;
-          (next as Record<string, unknown>).baseCommit = wt.baseCommit;
-        }
-        if (items.length > 0) next.acceptance = [...(cur?.acceptance ?? []), ...items];
-        if (resumeSid) {
-          // The task follows to the resumed session: its id is filled in when the Driver stamps (stamp.ts fillPending).
-          next.priorDriverSid = resumeSid;
-          next.handovers = [...(cur?.handovers ?? []), { from: resumeSid, to: '', at: now, reason: 'resume', pane: session }];
-        }
-        return next;
-      },
-      { create: true },
-    );
-    if (!written || written.spawnNonce !== nonce) throw new FleetError(`spawn: task ${slug} was not written`);
-    nudgeSupervisors(ctx.home, socketPathFromTmuxEnv(env));
-    return {
-      slug,
-      session,
-      sessionId: created.sessionId as string,
-      spawnNonce: nonce,
-      cwd,
-      command,
-      launcherSid,
-      parentSid,
-      resumed: resumeSid,
-      promptFile,
-      pointer: pointer !== null,
-      worktree: wt?.worktree ?? null,
-      branch: wt?.branch ?? null,
-      base: wt?.base ?? null,
-      respawn: previous !== null,
-    };
-  } catch (err) {
-    const left = await runUndo(undo);
-    if (left.length > 0) {
-      throw new FleetError(`${errorMessage(err)}; and the rollback left: ${left.join('; ')}`);
-    }
-    throw err;
-  }
+    }, { timeoutMs: SPAWN_LOCK_TIMEOUT_MS });
+  });
 }

@@ -1,7 +1,9 @@
-// `tmux-fleet stamp`, Claude Code's SessionStart hook. It sets the stamp
-// (@claude_session_id) on the session holding $TMUX_PANE, resolves that
-// session's pending task at once (nonce proven), and keeps a Driver's task
-// across /clear when the registry proves it is the same process (issue 6).
+// `tmux-fleet stamp`, the SessionStart hook of every agent (Claude Code, Codex
+// CLI, Gemini CLI). It sets the stamp (@claude_session_id) and the agent
+// process that holds it (@fleet-stamp-agent, told from the hook's own
+// ancestry) on the session holding $TMUX_PANE, resolves that session's pending
+// task at once (nonce proven), and keeps a Driver's task across /clear when
+// the same process is proven (docs/ownership.md#the-stamp).
 // It never prints and never fails the agent: problems go to <home>/log.
 import type { Context } from '../context';
 import { registryDir } from '../context';
@@ -16,7 +18,8 @@ import { ownerSid, type Task } from '../tasks/schema';
 import { isValidSlug } from '../tasks/slug';
 import { listTasks, updateTask } from '../tasks/store';
 import { Tmux } from '../tmux/client';
-import { stampSession, type StampRead } from '../tmux/session-marks';
+import { setStampAgent, stampSession, type StampRead } from '../tmux/session-marks';
+import { formatAgentProcess, hookCaller, processRecord, type AgentProcess } from '../agents/agent-process';
 import { isValidSid, showSid } from './sid';
 
 export interface HookInput {
@@ -31,6 +34,8 @@ export interface StampOutcome {
   filled?: string;
   /** Tasks handed from the previous stamp to this one (same process, /clear). */
   handedOver: string[];
+  /** The agent process recorded with the stamp, if one is known. */
+  agent?: AgentProcess | null;
   problems: string[];
 }
 
@@ -70,13 +75,24 @@ export function sameProcess(task: Pick<Task, 'driverPid' | 'driverProcStart'>, r
   return row.pid === task.driverPid && collapseSpaces(row.procStart) === collapseSpaces(task.driverProcStart);
 }
 
-/** The task with the Driver's process from its registry row (pid, procStart); none clears them: a previous Driver's pid must not linger. Pure. */
-export function withProcess(task: Task, row: RegistryRow | undefined): Task {
+/**
+ * The task with the Driver's process: from its registry row (pid, procStart;
+ * Claude Code's), else from the agent process the stamp recorded (pid, start
+ * ticks, and its kind as driverAgent); neither clears them: a previous
+ * Driver's process must not linger. Pure.
+ */
+export function withProcess(task: Task, row: RegistryRow | undefined, agent: AgentProcess | null = null): Task {
   const next: Task = { ...task };
+  delete next.driverAgent;
   if (row) {
     next.driverPid = row.pid;
     if (row.procStart) next.driverProcStart = collapseSpaces(row.procStart);
     else delete next.driverProcStart;
+    next.driverAgent = 'claude';
+  } else if (agent) {
+    next.driverPid = agent.pid;
+    next.driverProcStart = agent.start;
+    if (agent.kind !== 'other') next.driverAgent = agent.kind;
   } else {
     delete next.driverPid;
     delete next.driverProcStart;
@@ -85,11 +101,17 @@ export function withProcess(task: Task, row: RegistryRow | undefined): Task {
 }
 
 /** Fills a pending task's driverSid when `read` proves the session is the spawned one. Pure. */
-export function fillPending(task: Task | null, read: Pick<StampRead, 'session' | 'nonce'>, sid: string, row: RegistryRow | undefined): Task | null {
+export function fillPending(
+  task: Task | null,
+  read: Pick<StampRead, 'session' | 'nonce'>,
+  sid: string,
+  row: RegistryRow | undefined,
+  agent: AgentProcess | null = null,
+): Task | null {
   if (!task || ownerSid(task) !== '') return null;
   if (!task.spawnNonce || read.nonce !== task.spawnNonce || task.driverPane !== read.session) return null;
   // The serializer drops spawnNonce once driverSid is set.
-  const next = withProcess({ ...task, driverSid: sid }, row);
+  const next = withProcess({ ...task, driverSid: sid }, row, agent);
   // A spawn --resume recorded its handover before the resumed session had stamped: it goes to this one.
   const last = next.handovers?.[next.handovers.length - 1];
   if (last && last.reason === 'resume' && last.to === '') next.handovers = [...next.handovers!.slice(0, -1), { ...last, to: sid }];
@@ -132,7 +154,19 @@ export async function runStamp(ctx: Context, input: { sidFlag?: unknown; stdinTe
     return { stamped: false, handedOver: [], problems: [msg] };
   }
   // The hook is a child of the agent: its own ancestry proves which process runs it.
-  return stampPane(ctx, new Tmux(ctx.socket), pane, hook, { runByAgent: true });
+  const caller = hookCaller();
+  if (caller.found === 'codex-daemon') {
+    const msg = `${hook.sid} not stamped: Codex's app-server daemon (pid ${caller.pid}) runs this hook, so $TMUX_PANE (${pane}) is the daemon's, not this thread's pane; run Codex without its daemon ([features] daemon_auto_start = false in config.toml, or codex --no-daemon)`;
+    appendLog(ctx.home, 'stamp', msg);
+    return { stamped: false, handedOver: [], problems: [msg] };
+  }
+  const agent = caller.found === 'agent' ? caller.agent : null;
+  return stampPane(ctx, new Tmux(ctx.socket), pane, hook, { runByAgent: true, agent, ancestors: caller.found === 'none' ? caller.ancestors : [] });
+}
+
+/** The agent process is the task's recorded Driver: the same pid and start. */
+function sameAgent(task: Task, agent: AgentProcess | null | undefined): boolean {
+  return !!agent && task.driverPid === agent.pid && task.driverProcStart === agent.start;
 }
 
 /** The pid and start time of the recorded Driver is an ancestor of this process (the hook runs under the agent). */
@@ -162,7 +196,14 @@ export async function stampPane(
   tmux: Tmux,
   pane: string,
   hook: HookInput,
-  how: { runByAgent: boolean; nudge?: boolean },
+  how: {
+    runByAgent: boolean;
+    nudge?: boolean;
+    /** The agent process that holds the id (the hook's caller, or the one the supervisor proved). */
+    agent?: AgentProcess | null;
+    /** No agent known: the stamp's own ancestors; when the pane's process is one, it is the one recorded. */
+    ancestors?: readonly number[];
+  },
 ): Promise<StampOutcome> {
   const out: StampOutcome = { stamped: false, handedOver: [], problems: [] };
   const problem = (msg: string) => {
@@ -171,14 +212,21 @@ export async function stampPane(
   };
   try {
     let read: StampRead;
+    let agent = how.agent ?? null;
     try {
-      read = await stampSession(tmux, pane, hook.sid);
+      read = await stampSession(tmux, pane, hook.sid, agent ? formatAgentProcess(agent) : null);
+      // No known agent: the process the pane runs, when this stamp runs under it (a shell, an agent's wrapper).
+      if (!agent && read.panePid > 1 && how.ancestors?.includes(read.panePid)) {
+        agent = processRecord('other', read.panePid);
+        if (agent) await setStampAgent(tmux, pane, formatAgentProcess(agent));
+      }
     } catch (err) {
       problem(`cannot stamp the session of pane ${pane} with ${hook.sid}: ${errorMessage(err)}`);
       return out;
     }
     out.stamped = true;
     out.session = read.session;
+    out.agent = agent;
 
     const pendingSlug = isValidSlug(read.task) ? read.task : null;
     const clearing = read.previous !== '' && read.previous !== hook.sid;
@@ -191,7 +239,7 @@ export async function stampPane(
         try {
           let filled = false;
           await updateTask(ctx.home, pendingSlug, (cur) => {
-            const next = fillPending(cur, read, hook.sid, row);
+            const next = fillPending(cur, read, hook.sid, row, agent);
             filled = next !== null;
             return next;
           });
@@ -211,8 +259,9 @@ export async function stampPane(
             let owned = false;
             await updateTask(ctx.home, slug, (cur) => {
               owned = cur !== null && ownerSid(cur) === read.previous;
-              // The proof: the new id's live row is the recorded process, or the hook runs under it.
-              const proof = row ?? (cur && how.runByAgent && runByDriver(cur) ? processRowOf(cur, hook.sid) : undefined);
+              // The proof: the new id's live row is the recorded process, or the agent that holds it is, or the hook runs under it.
+              const proof =
+                row ?? (cur && (sameAgent(cur, agent) || (how.runByAgent && runByDriver(cur))) ? processRowOf(cur, hook.sid) : undefined);
               const next = clearHandover(cur, read.previous, hook.sid, proof, proof !== undefined, {
                 source: hook.source,
                 session: read.session,

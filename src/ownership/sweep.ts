@@ -11,6 +11,7 @@ import { listTasks, updateTask } from '../tasks/store';
 import { Tmux } from '../tmux/client';
 import { readSessionMarks, type NonceStamp } from '../tmux/session-marks';
 import { fillPending, liveRowOf } from './stamp';
+import { agentProcessLiveness, parseAgentProcess } from '../agents/agent-process';
 import { isValidSid } from './sid';
 
 export interface SweepFill {
@@ -71,7 +72,10 @@ export async function sweep(ctx: Context): Promise<SweepResult> {
       let wrote = false;
       await updateTask(ctx.home, f.slug, (cur) => {
         const marks = sessions.get(f.session);
-        const next = marks ? fillPending(cur, { session: f.session, nonce: marks.nonce }, f.sid, rowOf.get(f.sid)) : null;
+        // The agent process the stamp recorded, when it still runs (docs/ownership.md#the-stamps-process).
+        const agent = parseAgentProcess(marks?.agent ?? '');
+        const live = agent && agentProcessLiveness(agent) === 'live' ? agent : null;
+        const next = marks ? fillPending(cur, { session: f.session, nonce: marks.nonce }, f.sid, rowOf.get(f.sid), live) : null;
         wrote = next !== null;
         return next;
       });

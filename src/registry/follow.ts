@@ -3,6 +3,7 @@
 // A tab that parks its work keeps its row (status idle, parkedJobId set); the
 // work runs under a `bg` row whose jobId equals that parkedJobId, under another
 // session id. The job id is the only field the two rows share.
+import { jobNeeds } from './job-state';
 import type { Liveness, LiveRow } from './liveness';
 import { rowsByJob, rowsBySession } from './row-index';
 import { printable } from '../text';
@@ -21,8 +22,15 @@ export interface ChainLink {
   kind: string | null;
   status: string | null;
   waitingFor: string | null;
-  /** Claude Code's sentence of what it needs from the user (2.1.332), or null. */
+  /**
+   * Claude Code's sentence of what it needs from the user: the job's state
+   * file while blocked (docs/hop.md#the-job-state-file), else the row's, or null.
+   */
   needs: string | null;
+  /** `active`, `idle` or `blocked`: the job's state file's, else the row's, or null. */
+  tempo: string | null;
+  /** What the job was asked to do, from its state file, or null. */
+  intent: string | null;
   jobId: string | null;
   parkedJobId: string | null;
   /** Not gone (docs/ownership.md#liveness). */
@@ -69,7 +77,9 @@ export function chainLink(r: LiveRow): ChainLink {
     kind: row.kind ?? null,
     status: row.status ?? null,
     waitingFor: row.waitingFor ?? null,
-    needs: row.needs ?? null,
+    needs: jobNeeds(r.job) ?? row.needs ?? null,
+    tempo: r.job ? r.job.tempo : (row.tempo ?? null),
+    intent: r.job?.intent ?? null,
     jobId: row.jobId ?? null,
     parkedJobId: row.parkedJobId ?? null,
     alive: r.alive,

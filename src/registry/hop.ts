@@ -5,18 +5,56 @@
 // State is filed under the base (the tab's) session id. When a session's chain
 // end changes, its derived state is reset, never merged: the events arriving
 // now carry another session id.
-import { follow, parkedJob, shortId, shortSid, type FollowResult } from './follow';
+import { chainLink, follow, parkedJob, shortId, shortSid, type FollowResult } from './follow';
+import type { JobState } from './job-state';
 import type { LiveRow } from './liveness';
 import { printable } from '../text';
 
 /** What the status shows of the agent: from the row the session is attached to, not the pinned one. */
 export interface AgentState {
   sessionId: string;
+  /** The row's status; for a job whose row has none yet, its state file's tempo as a status (active: busy). */
   status: string | null;
   waitingFor: string | null;
-  /** Claude Code's sentence of what it needs from the user (2.1.332 `needs`), or null. */
+  /**
+   * Claude Code's sentence of what it needs from the user: its job's state
+   * file while `tempo` is `blocked` (docs/hop.md#the-job-state-file), else the
+   * row's own `needs`; null when it needs nothing.
+   */
   needs?: string | null;
+  /** `active`, `idle` or `blocked`: the job's state file's, else the row's. */
+  tempo?: string | null;
   alive: boolean;
+  /** The job's state file, when the row is a job that has one. */
+  job?: JobState | null;
+}
+
+/** A status for a row that has none yet, from its job's tempo. */
+const TEMPO_STATUS: Record<string, string> = { active: 'busy', idle: 'idle' };
+
+/** The agent state of a row: its status, and what its job's state file says it needs (joined by job id). */
+export function agentStateOf(r: LiveRow): AgentState {
+  const link = chainLink(r);
+  return {
+    sessionId: link.sessionId,
+    status: link.status ?? (link.tempo !== null ? (TEMPO_STATUS[link.tempo] ?? null) : null),
+    waitingFor: link.waitingFor,
+    needs: link.needs,
+    tempo: link.tempo,
+    alive: link.alive,
+    job: r.job ?? null,
+  };
+}
+
+/**
+ * The state of a session's attached row. While the work is parked (the chain
+ * moved to a job) it is never blank: a job that has said nothing yet (no
+ * status, no state file) is `starting`.
+ */
+function attachedState(end: LiveRow, following: boolean): AgentState {
+  const agent = agentStateOf(end);
+  if (following && agent.alive && renderAgent(agent) === '') return { ...agent, status: 'starting' };
+  return agent;
 }
 
 export interface SessionHop {
@@ -77,9 +115,7 @@ export function hopOf(session: string, base: string, rows: readonly LiveRow[]): 
     following: f.attached !== base,
     jobId: f.attached !== base ? parkedJob(f) : null,
     follow: f,
-    agent: end
-      ? { sessionId: end.row.sessionId, status: end.row.status ?? null, waitingFor: end.row.waitingFor ?? null, needs: end.row.needs ?? null, alive: end.alive }
-      : null,
+    agent: end ? attachedState(end, f.attached !== base) : null,
   };
 }
 
@@ -156,26 +192,46 @@ export function renderHop(hop: Pick<SessionHop, 'base' | 'attached'> | null | un
   return `${shortSid(hop.base)} → ${shortSid(hop.attached)}`;
 }
 
+/** What a job was asked to do (its state file's `intent`), on one line; '' when unknown. */
+export function jobIntent(agent: Pick<AgentState, 'job'> | null | undefined): string {
+  return agent?.job?.intent ? oneLine(agent.job.intent).replace(/\s+/g, ' ') : '';
+}
+
+/**
+ * The hop as `tasks` and the dashboard print it: `10e3 → e9e4`, and while
+ * following a job whose intent is known, `10e3 → e9e4 · write a haiku`. '' when not following.
+ */
+export function renderHopWithIntent(hop: Pick<SessionHop, 'base' | 'attached' | 'agent'> | null | undefined): string {
+  const text = renderHop(hop);
+  const intent = text ? jobIntent(hop?.agent) : '';
+  return intent ? `${text} · ${intent}` : text;
+}
+
 /**
  * The @fleet-agent segment text from the attached row: Claude Code's `needs`
- * sentence when the row has one (cut to `max` characters with `…`), else, as
- * before `needs` existed,
- * `busy`, `idle`, `shell`, `waiting: approve Bash` (or `waiting`). '' when
- * there is no row or its process is gone. Plain text: escape '#' when writing.
+ * sentence when there is one (cut to `max` characters with `…`), else
+ * `busy`, `idle`, `shell`, `waiting: permission prompt` (or `waiting`), or
+ * `blocked` for a tempo blocked with no sentence. '' when there is no row or
+ * its process is gone. Plain text: escape '#' when writing.
  */
 export function renderAgent(agent: AgentState | null | undefined, max: number = Infinity): string {
   if (!agent || !agent.alive) return '';
   const needs = agent.needs ? oneLine(agent.needs) : '';
   if (needs !== '') return shorten(needs, max);
-  if (!agent.status) return '';
+  if (!agent.status) return agent.tempo === 'blocked' ? 'blocked' : '';
   const status = oneLine(agent.status);
   if (status === 'waiting' && agent.waitingFor) return `waiting: ${oneLine(agent.waitingFor)}`;
   return status;
 }
 
-/** Whether the agent waits for the user: status `waiting`, or a `needs` sentence. */
-export function agentWaits(agent: Pick<AgentState, 'status' | 'needs' | 'alive'> | null | undefined): boolean {
-  return !!agent && agent.alive && (agent.status === 'waiting' || (!!agent.needs && oneLine(agent.needs) !== ''));
+/**
+ * Whether the agent waits for the user (docs/hop.md#what-a-wait-is): status
+ * `waiting`, a `needs` sentence (a job's state file blocked with one), or a
+ * tempo `blocked`.
+ */
+export function agentWaits(agent: Pick<AgentState, 'status' | 'needs' | 'alive' | 'tempo'> | null | undefined): boolean {
+  if (!agent || !agent.alive) return false;
+  return agent.status === 'waiting' || (!!agent.needs && oneLine(agent.needs) !== '') || agent.tempo === 'blocked';
 }
 
 /** At most `max` characters, the last one `…` when cut. */
@@ -203,6 +259,7 @@ export function describeFollow(f: FollowResult): string {
   if (f.stop === 'missing') notes.push(`parked on job ${printable(String(end.parkedJobId))}, which no row runs`);
   if (f.stop === 'repeat') notes.push(`job ${printable(String(end.parkedJobId))} leads back into the chain`);
   if (f.stop === 'limit') notes.push(`stopped after ${f.hops} hops`);
-  const agent = end.alive ? renderAgent({ sessionId: end.sessionId, status: end.status, waitingFor: end.waitingFor, needs: end.needs, alive: true }) : 'gone';
+  const endRow = f.rows[f.rows.length - 1];
+  const agent = !end.alive ? 'gone' : endRow ? renderAgent(agentStateOf(endRow)) : '';
   return `${ids}${notes.length ? ` (${notes.join('; ')})` : ''}${agent ? `, ${agent}` : ''}`;
 }

@@ -8,6 +8,7 @@ import { processIdentity, stillRunning } from '../proc';
 import type { Tmux } from '../tmux/client';
 import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
 import { HopTracker, type HopEvent, type HopUpdate } from './hop';
+import { attachJobStates } from './jobs';
 import { liveRows } from './liveness';
 import { ROW_FILE_RE, readRegistry } from './reader';
 import { watchDir } from './watch';
@@ -63,7 +64,7 @@ export async function followLive(opts: LiveFollowOptions): Promise<'server-gone'
         throw err;
       }
       const registry = await readRegistry(opts.registry);
-      const rows = await liveRows(registry);
+      const rows = attachJobStates(await liveRows(registry), opts.registry);
       const stamps = snap.sessions.filter((s) => s.stamp !== '').map((s) => [s.name, s.stamp] as const);
       const update = tracker.update(stamps, rows);
       opts.onUpdate?.(update, first);

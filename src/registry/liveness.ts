@@ -5,6 +5,7 @@
 // (another pid domain, or only a Windows procStartFt) is `unknown`, never
 // `gone`. This is the one place the judge, Follow, the supervisor, doctor and
 // the /clear proof get a row's liveness from.
+import type { JobState } from './job-state';
 import {
   bootTime,
   collapseSpaces,
@@ -95,6 +96,8 @@ export interface LiveRow {
   alive: boolean;
   /** The process's start ticks, when the reader read them (the pane proof uses them, not reading /proc again). */
   startTicks?: number;
+  /** A job's own state file, joined by job id (src/registry/jobs.ts), when the row is a job that has one. */
+  job?: JobState;
 }
 
 export function withLiveness(row: RegistryRow, liveness: Liveness): LiveRow {
@@ -166,24 +169,75 @@ export async function recordedLiveness(recorded: readonly RecordedProcess[], row
   return out;
 }
 
+/** What the tmux sessions say of a session id: whether one carries it as its stamp, and the liveness of the agent processes recorded with it. */
+export interface StampFacts {
+  carried: boolean;
+  /** The most alive of the processes the stamps recorded (@fleet-stamp-agent); null when none recorded one. */
+  processes: Liveness | null;
+}
+
+/** Rows that say something of a process: a start time names the very process; a row without one is only a pid. */
+function rowsProve(rows: readonly LiveRow[]): boolean {
+  return rows.some((r) => r.liveness !== 'gone' || r.row.procStart !== undefined || r.row.procStartFt !== undefined);
+}
+
 /**
- * Liveness of a session id: from the registry (above); with no row holding
- * it, from the task's record of its Driver's process when there is one, else
- * live when a tmux session carries it as its stamp (an agent that writes no
- * registry), else gone; unknown when the registry cannot be read. `stamped`
- * is called only when needed (a function, so the caller can skip the tmux read).
+ * A session id's liveness from what was read (pure; docs/ownership.md#liveness):
+ * 1. live when one of its registry rows is (or the end of its Follow chain);
+ * 2. else, when its Driver's process is recorded (by the task, or by a stamp
+ *    with @fleet-stamp-agent), that process's liveness: a row of another
+ *    process never makes a live recorded process gone;
+ * 3. else its rows, when they name a process (a start time);
+ * 4. else live while a tmux session carries it as its stamp (an agent no
+ *    process was recorded for), gone when none does; unknown when tmux could
+ *    not be read.
+ * `recorded`: the task's record; `stamps` is asked only when still needed
+ * (the caller may skip a tmux read), null when tmux cannot be read.
+ */
+export function decideSidLiveness(
+  sid: string,
+  registry: { readable: boolean; rows: readonly LiveRow[] },
+  recorded: Liveness | undefined,
+  stamps: () => StampFacts | null,
+): Liveness {
+  const fromRows = registry.readable ? sidLivenessFromRows(sid, registry.rows) : 'unknown';
+  if (fromRows === 'live') return 'live';
+  let rec: Liveness | null = recorded ?? null;
+  let facts: StampFacts | null | undefined;
+  if (rec !== 'live') {
+    facts = stamps();
+    rec = mostAlive([...(rec ? [rec] : []), ...(facts?.processes ? [facts.processes] : [])]);
+  }
+  if (rec !== null) return fromRows === 'unknown' ? (rec === 'live' ? 'live' : 'unknown') : rec;
+  if (fromRows !== null && (fromRows === 'unknown' || rowsProve(rowsBySession(registry.rows).get(sid) ?? []))) return fromRows;
+  if (facts === null) return 'unknown';
+  return facts?.carried ? 'live' : 'gone';
+}
+
+/**
+ * Liveness of a session id (one-shot readers: owner, takeover): the registry,
+ * the task's record of its Driver's process, and, only when still needed, the
+ * stamps of the tmux sessions (`stamped`, so the caller can skip the tmux read).
  */
 export async function sessionLiveness(
   sid: string,
   snapshot: { readable: boolean; entries: readonly { row: RegistryRow }[] },
-  stamped: () => Promise<boolean>,
+  stamped: () => Promise<StampFacts | null>,
   recorded?: RecordedProcess,
 ): Promise<Liveness> {
-  if (!snapshot.readable) return 'unknown';
-  const fromRows = sidLivenessFromRows(sid, await liveRows(snapshot));
-  if (fromRows !== null) return fromRows;
-  if (recorded && recorded.sid === sid) return (await recordedLiveness([recorded], await liveRows(snapshot))).get(sid) ?? 'gone';
-  return (await stamped()) ? 'live' : 'gone';
+  const rows = snapshot.readable ? await liveRows(snapshot) : [];
+  const fromRows = snapshot.readable ? sidLivenessFromRows(sid, rows) : 'unknown';
+  if (fromRows === 'live') return 'live';
+  const rec = recorded && recorded.sid === sid ? (await recordedLiveness([recorded], rows)).get(sid) : undefined;
+  const facts = rec === 'live' ? undefined : await stamped();
+  return decideSidLiveness(sid, { readable: snapshot.readable, rows }, rec, () => facts ?? null);
+}
+
+/** The liveness of recorded agent processes (pid and start ticks; zombies are gone). */
+export async function processesLiveness(list: readonly { pid: number; start: string }[]): Promise<Liveness[]> {
+  if (list.length === 0) return [];
+  const live = await rowsWithLiveness(list.map((p) => ({ pid: p.pid, sessionId: '', procStart: p.start })));
+  return live.map((r) => r.liveness);
 }
 
 /** How long the supervisor trusts a process's state (running, not a zombie) before reading it again. */
@@ -251,6 +305,11 @@ export class LivenessReader {
   running(pid: number): boolean {
     const stat = this.statOf(pid, this.lastListed, this.now());
     return !!stat && !hasExited(stat);
+  }
+
+  /** The /proc stat of a pid as the last liveRows saw /proc (cached for STATE_RECHECK_MS), null when it is gone. */
+  stat(pid: number): ProcStat | null {
+    return this.statOf(pid, this.lastListed, this.now()) ?? null;
   }
 
   /**

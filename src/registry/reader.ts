@@ -1,14 +1,53 @@
 // Reads Claude Code's registry directory. Only regular files named
 // <digits>.json are opened: the *.key files beside them are credentials.
 import { lstatSync } from 'node:fs';
+import { dirTrustProblem, type DirProblem } from '../context';
 import { readRegularFile, UnsafeFileError } from '../fs-safe';
 import { readdir } from '../fs-async';
 import { join } from 'node:path';
-import { RegistryRowSchema, type RegistryEntry } from './schema';
+import { MAX_KEPT_CHARS, RegistryRowSchema, type RegistryEntry, type RegistryRow } from './schema';
 
+export { MAX_KEPT_CHARS };
 export const ROW_FILE_RE = /^\d+\.json$/;
 export const MAX_ROW_BYTES = 256 * 1024;
 export const RETRY_DELAY_MS = 15;
+/**
+ * The rows a reader keeps, the newest (by mtime): Claude Code writes one per
+ * live process and removes it on exit, so this is far more than any machine
+ * holds; it bounds what a long-lived reader keeps (docs/budgets.md).
+ */
+export const MAX_KEPT_ROWS = 1000;
+
+/** The fields of a row tmux-fleet reads: the schema's, and two read without it. */
+const KEPT_FIELDS = [...Object.keys(RegistryRowSchema.shape), 'tempo', 'procStartFt'];
+
+/** A string of at most MAX_KEPT_CHARS, copied: a slice would keep the whole parsed text alive. */
+function keptString(v: string): string {
+  return v.length > MAX_KEPT_CHARS ? Buffer.from(`${v.slice(0, MAX_KEPT_CHARS - 1)}…`).toString() : v;
+}
+
+/**
+ * What a reader keeps of a row: the fields tmux-fleet reads, long strings cut.
+ * A row may hold 256 KiB of keys nobody reads; the supervisor keeps hundreds
+ * of rows for hours (docs/hop.md#reading-the-registry).
+ */
+function keptRow(row: RegistryRow): RegistryRow {
+  const out: Record<string, unknown> = {};
+  const all = row as Record<string, unknown>;
+  for (const k of KEPT_FIELDS) {
+    const v = all[k];
+    if (v !== undefined) out[k] = typeof v === 'string' ? keptString(v) : v;
+  }
+  return out as RegistryRow;
+}
+
+/** The newest MAX_KEPT_ROWS of the row files, by mtime (lstat), and how many were left out. */
+function newestRows(dir: string, names: readonly string[]): { names: string[]; overCap: number } {
+  if (names.length <= MAX_KEPT_ROWS) return { names: [...names], overCap: 0 };
+  const byAge = names.map((name) => ({ name, mtime: lstatSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }));
+  byAge.sort((a, b) => b.mtime - a.mtime || (a.name < b.name ? -1 : 1));
+  return { names: byAge.slice(0, MAX_KEPT_ROWS).map((x) => x.name).sort(), overCap: names.length - MAX_KEPT_ROWS };
+}
 
 export interface RegistrySnapshot {
   dir: string;
@@ -18,6 +57,21 @@ export interface RegistrySnapshot {
   entries: RegistryEntry[];
   /** Rows skipped: unparseable after one retry, invalid, not a regular file, or over the size cap. */
   malformed: number;
+  /** Set when the directory is not the user's alone: nothing in it is read (unreadable, liveness unknown). */
+  untrusted?: DirProblem;
+  /** Row files not read: over MAX_KEPT_ROWS, the oldest. */
+  overCap?: number;
+}
+
+/**
+ * The snapshot of a registry another user could write to, or null: its rows
+ * could say anything (a Driver's row rewritten under a new session id reads
+ * as a /clear), so none is read (docs/hop.md#reading-the-registry).
+ */
+function untrustedSnapshot(dir: string): RegistrySnapshot | null {
+  const problem = dirTrustProblem(dir);
+  if (!problem) return null;
+  return { dir, readable: false, error: `${dir} ${problem.problem}; not read (fix: ${problem.fix})`, entries: [], malformed: 0, untrusted: problem };
 }
 
 export interface ReadOptions {
@@ -70,12 +124,14 @@ async function readRow(file: string, opts: ReadOptions): Promise<RowRead> {
       continue;
     }
     const parsed = RegistryRowSchema.safeParse(json);
-    return parsed.success ? { entry: { file, row: parsed.data } } : { malformed: true };
+    return parsed.success ? { entry: { file, row: keptRow(parsed.data) } } : { malformed: true };
   }
   return { malformed: true };
 }
 
 export async function readRegistry(dir: string, opts: ReadOptions = {}): Promise<RegistrySnapshot> {
+  const untrusted = untrustedSnapshot(dir);
+  if (untrusted) return untrusted;
   let names: string[];
   try {
     names = await readdir(dir);
@@ -85,7 +141,7 @@ export async function readRegistry(dir: string, opts: ReadOptions = {}): Promise
     if (code === 'ENOENT') return { dir, readable: true, entries: [], malformed: 0 };
     return { dir, readable: false, error: `${dir}: ${(err as Error).message}`, entries: [], malformed: 0 };
   }
-  const rowNames = names.filter((n) => ROW_FILE_RE.test(n)).sort();
+  const { names: rowNames, overCap } = newestRows(dir, names.filter((n) => ROW_FILE_RE.test(n)).sort());
   const results = await Promise.all(rowNames.map((n) => readRow(join(dir, n), opts)));
   const entries: RegistryEntry[] = [];
   let malformed = 0;
@@ -93,7 +149,7 @@ export async function readRegistry(dir: string, opts: ReadOptions = {}): Promise
     if ('entry' in r) entries.push(r.entry);
     else if ('malformed' in r) malformed++;
   }
-  return { dir, readable: true, entries, malformed };
+  return { dir, readable: true, entries, malformed, ...(overCap > 0 ? { overCap } : {}) };
 }
 
 /**
@@ -116,6 +172,12 @@ export class CachedRegistryReader {
    * are looked at. null (or a cold cache): every file is.
    */
   async read(changed: ReadonlySet<string> | null = null): Promise<RegistrySnapshot> {
+    const untrusted = untrustedSnapshot(this.dir);
+    if (untrusted) {
+      this.files.clear();
+      this.readable = false;
+      return untrusted;
+    }
     if (changed !== null && this.readable) return this.readChanged(changed);
     const { dir } = this;
     this.readable = false;
@@ -127,7 +189,9 @@ export class CachedRegistryReader {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { dir, readable: true, entries: [], malformed: 0 };
       return { dir, readable: false, error: `${dir}: ${(err as Error).message}`, entries: [], malformed: 0 };
     }
-    const rowNames = names.filter((n) => ROW_FILE_RE.test(n)).sort();
+    const newest = newestRows(dir, names.filter((n) => ROW_FILE_RE.test(n)).sort());
+    const rowNames = newest.names;
+    this.overCap = newest.overCap;
     const seen = new Set(rowNames);
     for (const name of [...this.files.keys()]) if (!seen.has(name)) this.files.delete(name);
     // lstatSync: two hundred stats in a row cost less than two hundred promises.
@@ -152,6 +216,7 @@ export class CachedRegistryReader {
   }
 
   private malformed = new Set<string>();
+  private overCap = 0;
 
   private async readChanged(changed: ReadonlySet<string>): Promise<RegistrySnapshot> {
     for (const name of changed) {
@@ -165,6 +230,8 @@ export class CachedRegistryReader {
       if ('entry' in read) this.files.set(name, { sig: `${st.ino}:${st.size}:${st.mtimeMs}:${st.isFile()}`, read });
       else if ('malformed' in read) this.malformed.add(name);
     }
+    // Past the cap: choose the newest rows again, from every file.
+    if (this.files.size > MAX_KEPT_ROWS) return this.read(null);
     return this.snapshot();
   }
 
@@ -174,6 +241,6 @@ export class CachedRegistryReader {
       const r = this.files.get(name)?.read;
       if (r && 'entry' in r) entries.push(r.entry);
     }
-    return { dir: this.dir, readable: true, entries, malformed: this.malformed.size };
+    return { dir: this.dir, readable: true, entries, malformed: this.malformed.size, ...(this.overCap > 0 ? { overCap: this.overCap } : {}) };
   }
 }

@@ -6,7 +6,7 @@
 import { errorMessage } from '../errors';
 import { AncestryCache, matchPaneAgents, type PaneAgent } from '../ownership/pane-agents';
 import { isSpare } from '../registry/follow';
-import { agentWaits, type AgentState } from '../registry/hop';
+import { agentStateOf, agentWaits, type AgentState } from '../registry/hop';
 import type { LiveRow } from '../registry/liveness';
 import type { RegistryRow } from '../registry/schema';
 import { timeMs } from '../registry/time';
@@ -27,27 +27,12 @@ export interface FleetAgent {
   session: string | null;
   /** For a job: the tmux session of the tab that parked it, when that tab still runs in one. */
   parkedBy: string | null;
-  /** The state of the row doing the work (a parked tab's job when its row is live). */
+  /** The state of the row doing the work (a parked tab's job when its row is live), with its job's state file. */
   agent: AgentState;
-  tempo: string | null;
   cwd: string | null;
   startedAt: number;
   /** When the working row last changed state (epoch ms), -Infinity when unknown. */
   since: number;
-}
-
-/** Whether a row needs the user: waiting, a `needs` sentence, or tempo blocked. */
-export function rowNeedsUser(row: RegistryRow, alive = true): boolean {
-  return agentWaits({ status: row.status ?? null, needs: row.needs ?? null, alive }) || (alive && tempoOf(row) === 'blocked');
-}
-
-function tempoOf(row: RegistryRow): string | null {
-  const t = (row as Record<string, unknown>).tempo;
-  return typeof t === 'string' ? t : null;
-}
-
-function stateOf(r: LiveRow): AgentState {
-  return { sessionId: r.row.sessionId, status: r.row.status ?? null, waitingFor: r.row.waitingFor ?? null, needs: r.row.needs ?? null, alive: r.alive };
 }
 
 const isJobRow = (row: RegistryRow) => row.kind === 'bg';
@@ -100,8 +85,7 @@ export function fleetAgents(view: FleetView, rows: readonly LiveRow[], paneAgent
       jobId,
       session: sessionOfPid.get(r.row.pid) ?? null,
       parkedBy: null,
-      agent: stateOf(worker),
-      tempo: tempoOf(worker.row),
+      agent: agentStateOf(worker),
       cwd: worker.row.cwd ?? r.row.cwd ?? null,
       startedAt: timeMs(r.row.startedAt),
       since: timeMs(worker.row.statusUpdatedAt ?? worker.row.updatedAt),
@@ -115,8 +99,7 @@ export function fleetAgents(view: FleetView, rows: readonly LiveRow[], paneAgent
       jobId,
       session: null,
       parkedBy: parkedBy.get(jobId) ?? null,
-      agent: stateOf(r),
-      tempo: tempoOf(r.row),
+      agent: agentStateOf(r),
       cwd: r.row.cwd ?? null,
       startedAt: timeMs(r.row.startedAt),
       since: timeMs(r.row.statusUpdatedAt ?? r.row.updatedAt),
@@ -144,7 +127,8 @@ function waitText(a: AgentState): string {
 
 /**
  * Who waits for the user across the fleet: tasks' Drivers (the row their work
- * is attached to) and background jobs, each once; longest-waiting first.
+ * is attached to) and background jobs (those a stamped session outside any
+ * task follows included), each once; longest-waiting first.
  */
 export function fleetWaiters(view: FleetView, agents: readonly FleetAgent[]): Waiter[] {
   const out: Waiter[] = [];
@@ -158,7 +142,23 @@ export function fleetWaiters(view: FleetView, agents: readonly FleetAgent[]): Wa
       who: t.slug,
       what,
       since: end ? timeMs(end.row.statusUpdatedAt ?? end.row.updatedAt) : -Infinity,
-      target: { kind: 'session', session: t.session },
+      // Parked work waits in its job: that is where the wait is answered (opened in the task's session).
+      target: t.hop?.jobId ? { kind: 'job', jobId: t.hop.jobId, parkedBy: t.session } : { kind: 'session', session: t.session },
+    });
+  }
+  // A stamped session outside any task whose work is parked: its job is shown by the session's row, not as an agent.
+  for (const v of view.sessions) {
+    const a = v.hop?.agent;
+    const jobId = v.hop?.jobId;
+    if (v.slug || !jobId || !a || !agentWaits(a)) continue;
+    const end = v.hop?.follow.rows[v.hop.follow.rows.length - 1];
+    const what = waitText(a);
+    out.push({
+      key: `${a.sessionId}\0${what}`,
+      who: `job ${jobId}`,
+      what,
+      since: end ? timeMs(end.row.statusUpdatedAt ?? end.row.updatedAt) : -Infinity,
+      target: { kind: 'job', jobId, parkedBy: v.session },
     });
   }
   for (const g of agents) {

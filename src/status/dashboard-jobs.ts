@@ -9,16 +9,15 @@ import { readRegistry } from '../registry/reader';
 import { jobTranscript } from '../registry/transcript';
 import { withoutEscapes } from '../text';
 import { optionValue } from '../options';
+import { isJobId } from '../registry/job-id';
 import { sessionTarget } from '../tmux/args';
 import type { Tmux } from '../tmux/client';
 import { switchClient } from '../tmux/switch';
 import { fleetWaiters, readDashboardData } from './dashboard-agents';
 
-/** Claude Code's job ids are 8 hex characters; anything outside this never reaches a command line. */
-export const JOB_ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
-
+/** A job id as Claude Code writes it, else a UsageError: nothing else reaches a command line (the agent takes no `--`). */
 export function assertJobId(jobId: string): string {
-  if (!JOB_ID_RE.test(jobId)) throw new UsageError(`not a background job id: ${JSON.stringify(jobId.slice(0, 80))}`);
+  if (!isJobId(jobId)) throw new UsageError(`not a background job id: ${JSON.stringify(jobId.slice(0, 80))}`);
   return jobId;
 }
 

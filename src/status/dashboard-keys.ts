@@ -134,14 +134,18 @@ export class DashboardKeys {
     this.selected = Math.min(this.selected, Math.max(0, this.rows.length - 1));
   }
 
-  /** Enter: a job opens in a tmux window; anything else switches to its tmux session. */
+  /**
+   * Enter: a job opens in a tmux window, and so does the job of a row whose
+   * parked work waits (the wait is answered there, docs/status.md#dashboard);
+   * anything else switches to its tmux session.
+   */
   private open(): DashboardAction | null {
     const row = this.current();
     if (!row) {
       this.message = 'nothing selected';
       return null;
     }
-    if (row.kind === 'job' && row.jobId) return { type: 'attach', jobId: row.jobId, parkedBy: row.parkedBy };
+    if ((row.kind === 'job' || row.attention) && row.jobId) return { type: 'attach', jobId: row.jobId, parkedBy: row.parkedBy };
     if (row.session) return { type: 'switch', session: row.session };
     if (row.jobId) return { type: 'attach', jobId: row.jobId, parkedBy: row.parkedBy };
     this.message = row.slug ? `task ${row.slug} has no tmux session to switch to${row.ownerGone ? ' (r resumes it)' : ''}` : 'no tmux session to switch to';

@@ -3,11 +3,11 @@
 // agents outside any task); rows that need the user first. Drawn to fit a
 // width. Pure; the terminal loop is in dashboard-tui.ts.
 import { homedir } from 'node:os';
-import { agentWaits, renderAgent, renderHop, sid8 } from '../registry/hop';
+import { agentWaits, jobIntent, renderAgent, renderHopWithIntent, sid8 } from '../registry/hop';
 import { timeMs } from '../registry/time';
 import type { FleetAgent } from './dashboard-agents';
 import { ownerState } from './segments';
-import { acceptanceText, age, cell } from './table';
+import { acceptanceText, age, agentCell, cell } from './table';
 import type { FleetView } from './view';
 
 export type RowKind = 'task' | 'session' | 'parked' | 'job' | 'agent';
@@ -59,11 +59,15 @@ function endSince(hop: FleetView['tasks'][number]['hop']): number {
 
 function agentRow(g: FleetAgent, now: number, home: string): DashboardRow {
   const id8 = g.jobId ?? sid8(g.sessionId);
-  const label = g.kind === 'job' ? `job ${g.jobId}` : g.kind === 'parked' ? `tab ${sid8(g.sessionId)}` : `agent ${id8}`;
-  const what = g.kind === 'job' ? `background job ${g.jobId}` : g.kind === 'parked' ? `tab ${g.sessionId} parked on job ${g.jobId}` : `agent ${g.sessionId}, outside any task`;
+  // A job is named by what it was asked to do, as Claude Code keeps it (its state file's intent).
+  const intent = jobIntent(g.agent);
+  const about = intent ? ` · ${intent}` : '';
+  const label = g.kind === 'job' ? `job ${g.jobId}${about}` : g.kind === 'parked' ? `tab ${sid8(g.sessionId)}` : `agent ${id8}`;
+  const what =
+    g.kind === 'job' ? `background job ${g.jobId}${about}` : g.kind === 'parked' ? `tab ${g.sessionId} parked on job ${g.jobId}${about}` : `agent ${g.sessionId}, outside any task`;
   const where = g.session ? ` in tmux session ${g.session}` : g.parkedBy ? `, parked by tmux session ${g.parkedBy}` : '';
-  const attention = agentWaits(g.agent) || g.tempo === 'blocked';
-  const state = renderAgent(g.agent) || (g.tempo === 'blocked' ? 'blocked' : '');
+  const attention = agentWaits(g.agent);
+  const state = renderAgent(g.agent);
   return {
     kind: g.kind,
     session: g.session,
@@ -93,8 +97,8 @@ export function dashboardRows(view: FleetView, agents: readonly FleetAgent[] = [
     task: t.slug,
     owner: t.error ? 'invalid' : t.owner ? sid8(t.owner) : 'pending',
     verdict: `${t.decision.verdict} ${WORD[ownerState(t.decision)]}`,
-    hop: renderHop(t.hop),
-    agent: cell(renderAgent(t.hop?.agent)),
+    hop: renderHopWithIntent(t.hop),
+    agent: cell(agentCell(t.hop, t.agent)),
     age: age(t.task?.createdAt, now),
     dir: dirLabel(t.task?.worktree ?? t.task?.cwd, home),
     slug: t.slug,
@@ -117,8 +121,8 @@ export function dashboardRows(view: FleetView, agents: readonly FleetAgent[] = [
       task: s.slug ?? '-',
       owner: owner ? sid8(owner) : s.slug ? 'pending' : '-',
       verdict: s.decision ? `${s.decision.verdict} ${WORD[ownerState(s.decision)]}` : '-',
-      hop: renderHop(s.hop),
-      agent: cell(renderAgent(s.hop?.agent)),
+      hop: renderHopWithIntent(s.hop),
+      agent: cell(agentCell(s.hop, s.agent)),
       age: s.created ? age(new Date(s.created * 1000).toISOString(), now) : '-',
       dir: '-',
       slug: s.slug,
@@ -152,12 +156,14 @@ interface Column {
 }
 
 const COLUMNS: Column[] = [
-  { key: 'task', title: 'TASK', min: 8, shrink: 2 },
+  // `job 45a15a22` whole: a job is named by its id first.
+  { key: 'task', title: 'TASK', min: 12, shrink: 3 },
   { key: 'session', title: 'SESSION', min: 8, shrink: 1 },
   { key: 'owner', title: 'OWNER', min: 8, shrink: 9 },
   { key: 'verdict', title: 'VERDICT', min: 7, shrink: 4 },
   { key: 'hop', title: 'HOP', min: 3, shrink: 5 },
-  { key: 'agent', title: 'AGENT', min: 8, shrink: 3 },
+  // A need can be a long sentence (an API error's); the bottom line gives it whole.
+  { key: 'agent', title: 'AGENT', min: 8, shrink: 2 },
   { key: 'age', title: 'AGE', min: 3, shrink: 9 },
   { key: 'dir', title: 'DIR', min: 3, shrink: 0, keepEnd: true },
 ];

@@ -5,11 +5,12 @@
 // state. They are window options, which tmux reads before the session's.
 import { judgeFromSnapshot } from '../ownership/judge';
 import { pickBest, shortSid } from '../registry/follow';
+import { agentStateOf } from '../registry/hop';
 import type { LiveRow, Liveness } from '../registry/liveness';
 import { ownerSid } from '../tasks/schema';
 import type { TaskEntry } from '../tasks/store';
 import type { PaneSnap } from '../tmux/snapshot';
-import { JOB_ID_RE } from './dashboard-jobs';
+import { JOB_ID_RE } from '../registry/job-id';
 import type { WindowValues } from './segment-writes';
 import { agentSegment, iconOnly, ownerSegment, segment, type Styles } from './segments';
 
@@ -37,18 +38,13 @@ export function jobWindowValues(
       owner = ownerSegment(entry.slug, d, styles);
     }
     const hopText = job && tabSid ? `${shortSid(tabSid)} → ${shortSid(job.row.sessionId)}` : '';
-    const jobHop = job
-      ? ({
-          agent: { sessionId: job.row.sessionId, status: job.row.status ?? null, waitingFor: job.row.waitingFor ?? null, needs: job.row.needs ?? null, alive: job.alive },
-        } as Parameters<typeof agentSegment>[0])
-      : null;
-    const gone = segment(styles.unknown, `job ${p.job} gone`);
+    const jobHop = job ? ({ agent: agentStateOf(job) } as Parameters<typeof agentSegment>[0]) : null;
     out.set(p.window, {
       session: p.session,
       values: {
         '@fleet-owner': owner,
         '@fleet-hop': segment(styles.hop, hopText),
-        '@fleet-agent': jobHop ? agentSegment(jobHop, styles) : gone,
+        '@fleet-agent': jobHop ? agentSegment(jobHop, styles) : segment(styles.unknown, `job ${p.job} gone`),
         '@fleet-hop-short': iconOnly(styles.hop, hopText),
         '@fleet-agent-short': jobHop ? agentSegment(jobHop, styles, true) : iconOnly(styles.unknown, 'gone'),
       },

@@ -1,15 +1,24 @@
 // The supervisor's render step: from one tmux snapshot to the segment values
 // of every session and the hop toasts. Reads files; starts no process.
 import { PaneProofs, type PaneProof } from '../ownership/pane-agents';
+import { agentProcessLiveness, parseAgentProcess, type AgentProcess } from '../agents/agent-process';
+import { AgentDiscovery } from '../agents/discover';
 import { jobWindowValues } from './job-windows';
 import { LivenessReader } from '../registry/liveness';
 import { HopTracker, shorten } from '../registry/hop';
 import { ownerSid } from '../tasks/schema';
 import type { TmuxSnapshot } from '../tmux/snapshot';
 import { fleetAgents, fleetWaiters } from './dashboard-agents';
-import { agentSegment, attentionSegment, hopSegment, hopShortSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
+import { agentKindSegment, agentSegment, attentionSegment, hopSegment, hopShortSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
 import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
 import { CachedFleetData, computeView, type FleetData } from './view';
+
+/**
+ * How soon the proof looks again while an agent is still to be proven, or can
+ * change its id without a file the supervisor watches (Codex's /clear): /proc
+ * reads only, no tmux call.
+ */
+export const DISCOVERY_RECHECK_MS = 2000;
 
 /** The extra formats the supervisor's snapshot asks for: style options and the poll interval. */
 export function supervisorFormats(): Record<string, string> {
@@ -24,7 +33,7 @@ export function supervisorFormats(): Record<string, string> {
 export function makeRender(
   home: string,
   registry: string,
-  onData?: (data: FleetData, proof: PaneProof) => void,
+  onData?: (data: FleetData, proof: PaneProof, stampPids: number[]) => void,
   liveness: LivenessReader = new LivenessReader(),
 ): Render {
   const tracker = new HopTracker();
@@ -32,6 +41,9 @@ export function makeRender(
   // Per session of a wake: the listing of /proc its liveness read already made, not one more each.
   const running = (pid: number) => liveness.running(pid);
   const proofs = new PaneProofs();
+  const discovery = new AgentDiscovery();
+  // A stamp's recorded process, from the reader's cached /proc stats (docs/budgets.md).
+  const processLiveness = (p: AgentProcess) => agentProcessLiveness(p, (pid) => liveness.stat(pid));
   /** The waits seen at the last render (null before the first): a wait not in it is new and toasts once. */
   let waits: Set<string> | null = null;
   return async (snapshot: TmuxSnapshot, hint: RenderHint): Promise<Rendered> => {
@@ -41,9 +53,25 @@ export function makeRender(
       const task = bySlug.get(slug);
       return task && ownerSid(task) === stamp && task.driverPid !== undefined ? task.driverPid : null;
     };
-    const proof = proofs.update(snapshot.sessions, snapshot.panes, data.rows, driverPidOf, running);
-    onData?.(data, proof);
-    const view = computeView(snapshot, data, tracker, proof.gone);
+    // Agents that write no registry row here (Codex CLI, Gemini CLI, a Claude Code of another home), under the panes that matter.
+    const watched = new Map(snapshot.sessions.filter((s) => s.stamp !== '' || s.task !== '' || s.nonce !== '').map((s) => [s.name, s.stamp !== '']));
+    const found = discovery.discover(
+      snapshot.panes.filter((p) => watched.has(p.session)).map((p) => ({ session: p.session, pid: p.pid, stamped: watched.get(p.session) })),
+      new Set(data.rows.filter((r) => r.liveness !== 'gone').map((r) => r.row.pid)),
+    );
+    const proof = proofs.update(snapshot.sessions, snapshot.panes, [...data.rows, ...found.rows], driverPidOf, running);
+    if (found.recheck) {
+      const at = Date.now() + DISCOVERY_RECHECK_MS;
+      proof.recheckAt = proof.recheckAt === null ? at : Math.min(proof.recheckAt, at);
+    }
+    // The processes the stamps recorded: a death there changes a liveness without touching a file.
+    const stampPids = snapshot.sessions.flatMap((s) => {
+      const p = s.stamp !== '' && s.agentProc ? parseAgentProcess(s.agentProc) : null;
+      // Only those that run now: the poll wakes when one of them stops.
+      return p && running(p.pid) ? [p.pid] : [];
+    });
+    onData?.(data, proof, stampPids);
+    const view = computeView(snapshot, data, tracker, { agentGone: proof.gone, unprovable: found.unprovable, kinds: found.kinds, processLiveness });
     const styles = stylesFrom(snapshot.config);
     // Attention across the fleet (docs/status.md#attention): the same value in every session.
     const waiters = fleetWaiters(view, fleetAgents(view, data.rows, proof.agents));
@@ -53,12 +81,12 @@ export function makeRender(
     for (const s of snapshot.sessions) values.set(s.name, { ...none, '@fleet-attention': attention });
     for (const s of view.sessions) {
       values.set(s.session, {
-        '@fleet-owner': s.slug && s.decision ? ownerSegment(s.slug, s.decision, styles, s.agentGone) : '',
+        '@fleet-owner': s.slug && s.decision ? ownerSegment(s.slug, s.decision, styles, s.agentGone, s.unprovable !== null) : '',
         '@fleet-hop': hopSegment(s.hop, styles),
-        '@fleet-agent': agentSegment(s.hop, styles),
+        '@fleet-agent': agentSegment(s.hop, styles) || agentKindSegment(s.agent, styles),
         '@fleet-attention': attention,
         '@fleet-hop-short': hopShortSegment(s.hop, styles),
-        '@fleet-agent-short': agentSegment(s.hop, styles, true),
+        '@fleet-agent-short': agentSegment(s.hop, styles, true) || agentKindSegment(s.agent, styles),
       });
     }
     const toasts = view.events.map((e) => ({ session: e.session, text: e.text }));

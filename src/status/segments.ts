@@ -1,6 +1,7 @@
 // The three status segments, as text. Pure. Data (slugs, session ids, job ids,
 // agent states) has every '#' doubled; markup comes only from the user's
 // @fleet-icon-* and @fleet-style-* options (defaults: scripts/option-defaults.json).
+import type { AgentKind } from '../agents/kind';
 import type { Decision } from '../ownership/judge';
 import { optionValue } from '../options';
 import { agentWaits, renderAgent, renderHop, type SessionHop } from '../registry/hop';
@@ -112,10 +113,24 @@ export function ownerText(slug: string, d: Decision): string {
   }
 }
 
-/** `agentGone`: the session's own stamp owns the task, but the stamped agent no longer runs in its panes. */
-export function ownerSegment(slug: string, d: Decision, styles: Styles, agentGone = false): string {
+/**
+ * `agentGone`: the session's own stamp owns the task, but the stamped agent no
+ * longer runs in its panes. `unprovable`: the agent under the panes cannot be
+ * tied to them (Codex's daemon mode), so a spawn that waits for its stamp is
+ * not pending but cannot be told.
+ */
+export function ownerSegment(slug: string, d: Decision, styles: Styles, agentGone = false, unprovable = false): string {
   if (agentGone && d.verdict === 0) return segment(styles.unknown, `? ${slug}: agent gone`);
+  if (unprovable && d.code === 'booting') return segment(styles.unknown, `${slug} cannot tell`);
   return segment(styles[ownerState(d)], ownerText(slug, d));
+}
+
+/**
+ * What an agent that writes no state tells (Codex CLI, Gemini CLI): only
+ * which agent runs, as its process shows it; nothing guessed of its state.
+ */
+export function agentKindSegment(agent: AgentKind | null, styles: Styles): string {
+  return agent === 'codex' || agent === 'gemini' ? segment(styles.idle, agent) : '';
 }
 
 export function hopSegment(hop: SessionHop | undefined, styles: Styles): string {

@@ -118,6 +118,10 @@ export class Supervisor {
   wake(): void {
     this.schedule(true);
   }
+  /** Asks for a wake that reuses the last tmux snapshot (the pane proof looks again at /proc; nothing in tmux changed). */
+  recheck(): void {
+    this.schedule(false);
+  }
   private onStop = () => this.stop(0, 'stopped by signal');
 
   private alivePids: number[] = [];
@@ -129,6 +133,11 @@ export class Supervisor {
    */
   watchPids(pidsExist: ReadonlyMap<number, boolean>): void {
     this.alivePids = [...pidsExist].filter(([, exists]) => exists).map(([pid]) => pid);
+  }
+
+  /** The jobs the last render's live rows name: their state files are watched (wakes.ts). */
+  watchJobs(jobIds: Iterable<string>): void {
+    this.wakes.watchJobs(jobIds);
   }
 
   private livenessChanged(): boolean {
@@ -163,6 +172,9 @@ export class Supervisor {
     }, 30);
   }
 
+  /** The last `tick failed` line logged, until a tick succeeds. */
+  private lastFailure = '';
+
   private async tick(): Promise<void> {
     if (this.running) {
       this.dirty = true;
@@ -187,6 +199,7 @@ export class Supervisor {
       const applied = await applyChanges(this.cfg.tmux, changes, toasts);
       this.stats.writes += applied.calls;
       if (this.debug) this.log(`tick ${this.stats.ticks}: ${this.stats.reads} reads, ${changes.length} changes, ${toasts.length} toasts, ${applied.calls} calls`);
+      this.lastFailure = '';
       if (applied.failed.length > 0) {
         // A session closed meanwhile, most likely: the others landed; read tmux afresh next time.
         this.log(`tick ${this.stats.ticks}: tmux refused ${applied.failed.length} of ${changes.length + toasts.length} writes (first: ${applied.failed[0]?.slice(0, 3).join(' ')})`);
@@ -204,7 +217,10 @@ export class Supervisor {
         return;
       }
       // A session may have closed between read and write: the next wake reads tmux again.
-      this.log(`tick failed: ${errorMessage(err)}`);
+      // The same failure again (a stopped server misses every deadline) is logged once.
+      const failure = `tick failed: ${errorMessage(err)}`;
+      if (failure !== this.lastFailure) this.log(failure);
+      this.lastFailure = failure;
     } finally {
       this.running = false;
     }

@@ -1,9 +1,10 @@
 // Rows of the fleet for people: `tasks` prints them, the dashboard draws them.
-import { renderAgent, renderHop, sid8 } from '../registry/hop';
+import { renderAgent, renderHopWithIntent, sid8 } from '../registry/hop';
 import { ownerState } from './segments';
 import { clip, printable } from '../text';
 import type { Task } from '../tasks/schema';
 import type { FleetView, SessionView, TaskView } from './view';
+import type { AgentKind } from '../agents/kind';
 
 /** 42s, 5m, 3h, 2d. */
 export function age(iso: string | null | undefined, now: number = Date.now()): string {
@@ -26,6 +27,15 @@ export const CELL_MAX = 60;
 
 const VERDICT_WORD = { owner: 'owner', other: 'other', pending: 'pending', unknown: 'cannot tell' } as const;
 
+/**
+ * What a row shows of its agent: Claude Code's state from its registry row;
+ * for an agent that writes no state (Codex CLI, Gemini CLI), which agent it
+ * is, as its process shows it, and nothing guessed.
+ */
+export function agentCell(hop: TaskView['hop'], agent: AgentKind | null): string {
+  return renderAgent(hop?.agent) || (agent === 'codex' || agent === 'gemini' ? agent : '');
+}
+
 export interface TaskRow {
   slug: string;
   owner: string;
@@ -45,8 +55,8 @@ export function taskRow(t: TaskView, now: number = Date.now()): TaskRow {
     verdict: `${d.verdict} ${VERDICT_WORD[ownerState(d)]}`,
     live: d.liveness ?? '-',
     session: cell(t.session ?? '-'),
-    hop: renderHop(t.hop) || '-',
-    agent: cell(renderAgent(t.hop?.agent)) || '-',
+    hop: renderHopWithIntent(t.hop) || '-',
+    agent: cell(agentCell(t.hop, t.agent)) || '-',
     age: age(t.task?.createdAt, now),
   };
 }
@@ -67,8 +77,8 @@ export function sessionRow(s: SessionView, now: number = Date.now()): SessionRow
     stamp: s.stamp ? sid8(s.stamp) : '-',
     task: cell(s.slug ?? '-'),
     verdict: s.decision ? `${s.decision.verdict} ${VERDICT_WORD[ownerState(s.decision)]}` : '-',
-    hop: renderHop(s.hop) || '-',
-    agent: cell(renderAgent(s.hop?.agent)) || '-',
+    hop: renderHopWithIntent(s.hop) || '-',
+    agent: cell(agentCell(s.hop, s.agent)) || '-',
     age: s.created ? age(new Date(s.created * 1000).toISOString(), now) : '-',
   };
 }

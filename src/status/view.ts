@@ -3,9 +3,12 @@
 // tmux snapshot, the task files and the registry. The supervisor, `tasks` and
 // the dashboard all use it, so they never disagree.
 import { judgeFromSnapshot, type Decision } from '../ownership/judge';
-import { LivenessReader, liveRows, recordedLiveness, type Liveness, type LiveRow, type RecordedProcess } from '../registry/liveness';
+import { LivenessReader, liveRows, mostAlive, recordedLiveness, type Liveness, type LiveRow, type RecordedProcess } from '../registry/liveness';
+import { agentProcessLiveness, parseAgentProcess, type AgentProcess } from '../agents/agent-process';
+import { isAgentKind, type AgentKind } from '../agents/kind';
 import { CachedRegistryReader, readRegistry, type RegistrySnapshot } from '../registry/reader';
 import { HopTracker, type HopEvent, type SessionHop } from '../registry/hop';
+import { attachJobStates, CachedJobStates, jobsDirOf, rowJobIds, withJobStates } from '../registry/jobs';
 import { errorMessage, FleetError } from '../errors';
 import type { Tmux } from '../tmux/client';
 import { ownerSid, type Task } from '../tasks/schema';
@@ -23,9 +26,13 @@ export interface FleetData {
   recorded: ReadonlyMap<string, Liveness>;
 }
 
-/** The recorded Driver processes of owners that no registry row holds (docs/ownership.md#liveness). */
+/**
+ * The recorded Driver processes of owners that no live registry row holds
+ * (docs/ownership.md#liveness): a row of another process, or a dead one,
+ * never outweighs the recorded process.
+ */
 async function recordedDrivers(tasks: readonly TaskEntry[], rows: readonly LiveRow[]): Promise<ReadonlyMap<string, Liveness>> {
-  const held = new Set(rows.map((r) => r.row.sessionId));
+  const held = new Set(rows.filter((r) => r.liveness === 'live').map((r) => r.row.sessionId));
   const recorded: RecordedProcess[] = [];
   for (const t of tasks) {
     const task = t.task;
@@ -37,10 +44,13 @@ async function recordedDrivers(tasks: readonly TaskEntry[], rows: readonly LiveR
   return recorded.length > 0 ? recordedLiveness(recorded, rows) : new Map();
 }
 
-/** Task files and the registry with liveness: file reads and system calls, no process where /proc exists. */
+/**
+ * Task files and the registry with liveness and the jobs' state files:
+ * file reads and system calls, no process where /proc exists.
+ */
 export async function loadFleetData(home: string, registry: string): Promise<FleetData> {
   const [tasks, reg] = await Promise.all([listTasks(home), readRegistry(registry)]);
-  const rows = await liveRows(reg);
+  const rows = attachJobStates(await liveRows(reg), registry);
   return { tasks, registry: reg, rows, recorded: await recordedDrivers(tasks, rows) };
 }
 
@@ -55,7 +65,10 @@ export class CachedFleetData {
   ) {
     this.tasks = new CachedTaskLister(home);
     this.registry = new CachedRegistryReader(registry);
+    this.jobs = new CachedJobStates(jobsDirOf(registry));
   }
+
+  private readonly jobs: CachedJobStates;
 
   private lastTasks: TaskEntry[] | null = null;
 
@@ -69,7 +82,9 @@ export class CachedFleetData {
       this.registry.read(registryChanged),
     ]);
     this.lastTasks = tasks;
-    const rows = await this.liveness.liveRows(reg);
+    const live = await this.liveness.liveRows(reg);
+    // Each job's state file is looked at on every load (one lstat when unchanged): a wait can change without its row changing.
+    const rows = withJobStates(live, this.jobs.read(rowJobIds(live)));
     return { tasks, registry: reg, rows, pidsExist: this.liveness.lastExists, recorded: await recordedDrivers(tasks, rows) };
   }
 }
@@ -85,6 +100,10 @@ export interface SessionView {
   attached: boolean;
   /** The stamped agent is gone from the session's panes (docs/ownership.md#the-stamp-without-the-hook). */
   agentGone: boolean;
+  /** The session's agent, as its process shows it (the stamp's recorded process, else the one under its panes); null when none is known. */
+  agent: AgentKind | null;
+  /** Why the agent under the panes cannot be tied to the session (Codex's daemon mode), or null. */
+  unprovable: string | null;
 }
 
 export interface TaskView {
@@ -99,6 +118,8 @@ export interface TaskView {
   session: string | null;
   hop: SessionHop | undefined;
   updatedAt: string | null;
+  /** The Driver's agent: as the task recorded it from its process, else as its session's shows it; null when not known. */
+  agent: AgentKind | null;
 }
 
 export interface FleetView {
@@ -119,11 +140,48 @@ function taskBySlug(tasks: readonly TaskEntry[]): Map<string, TaskEntry> {
  * Computes the whole view. The tracker keeps the previous chain ends, so a
  * change of chain end (a park, or the work coming back) comes out as an event.
  */
-export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker: HopTracker, agentGone: ReadonlySet<string> = new Set()): FleetView {
+/**
+ * The liveness of the agent process each stamp recorded (@fleet-stamp-agent),
+ * by session id: the most alive of the sessions that carry it.
+ */
+export function stampProcessLiveness(
+  sessions: readonly Pick<SessionSnap, 'stamp' | 'agentProc'>[],
+  liveness: (p: AgentProcess) => Liveness = agentProcessLiveness,
+): Map<string, Liveness> {
+  const out = new Map<string, Liveness>();
+  for (const s of sessions) {
+    const p = s.stamp !== '' && s.agentProc ? parseAgentProcess(s.agentProc) : null;
+    if (p) out.set(s.stamp, mostAlive([out.get(s.stamp) ?? 'gone', liveness(p)]) as Liveness);
+  }
+  return out;
+}
+
+/** What the proof found of each session beyond its stamp. */
+export interface SessionProof {
+  /** The stamped agent is gone from the session's panes. */
+  agentGone: ReadonlySet<string>;
+  /** Sessions whose agent cannot be tied to them, with why (Codex's app-server daemon). */
+  unprovable?: ReadonlyMap<string, string>;
+  /** The agent under each session's panes, as its process shows it. */
+  kinds?: ReadonlyMap<string, { kind: AgentKind }>;
+  /** How a recorded process's liveness is read (the supervisor's cached reader). */
+  processLiveness?: (p: AgentProcess) => Liveness;
+}
+
+/** A session's agent: the kind its stamp recorded, else the nearest agent the proof found under its panes. */
+function agentKindOf(s: Pick<SessionSnap, 'name' | 'agentProc'>, kinds?: ReadonlyMap<string, { kind: AgentKind }>): AgentKind | null {
+  const recorded = s.agentProc ? parseAgentProcess(s.agentProc) : null;
+  if (recorded && recorded.kind !== 'other') return recorded.kind;
+  return kinds?.get(s.name)?.kind ?? null;
+}
+
+export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker: HopTracker, proof: SessionProof = { agentGone: new Set() }): FleetView {
+  const agentGone = proof.agentGone;
   // No snapshot: tmux could not be read, so pending verdicts are 5 (cannot tell), never guesses.
   const nonceStamps = snap ? new Map<string, NonceStamp>(snap.sessions.map((s) => [s.name, { nonce: s.nonce, stamp: s.stamp }])) : null;
   const snapshot: TmuxSnapshot = snap ?? { sessions: [], clients: [], panes: [], config: {} };
   const registry = { readable: data.registry.readable, rows: data.rows, recorded: data.recorded };
+  const stampProcesses = stampProcessLiveness(snapshot.sessions, proof.processLiveness);
   const bySlug = taskBySlug(data.tasks);
   const judge = (slug: string, asker: string): Decision => {
     const entry = bySlug.get(slug);
@@ -134,6 +192,7 @@ export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker:
       asker,
       sessions: nonceStamps,
       registry,
+      stampProcesses,
     });
   };
   const update = tracker.update(
@@ -161,6 +220,8 @@ export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker:
       created: Number(s.created) || 0,
       attached: s.attached !== '' && s.attached !== '0',
       agentGone: agentGone.has(s.name),
+      agent: agentKindOf(s, proof.kinds),
+      unprovable: proof.unprovable?.get(s.name) ?? null,
     });
   }
 
@@ -182,6 +243,7 @@ export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker:
       session,
       hop: session ? update.sessions.get(session) : undefined,
       updatedAt: task?.updatedAt ?? null,
+      agent: isAgentKind(task?.driverAgent) ? task.driverAgent : (sessions.find((s) => s.session === session)?.agent ?? null),
     };
   });
   return {

@@ -1,13 +1,17 @@
 // What wakes the supervisor (docs/status.md#the-supervisor): file watches on
-// the tasks, each task directory, the registry and the run directory (where
-// the nudge file is touched), tmux hooks for sessions that appear, close or
-// are renamed (they touch the nudge file), and a slow poll that makes system
-// calls only, never a process: directory signatures, and the caller's own
-// checks (the server still there, a watched process gone).
+// the tasks, each task directory, the registry, the directory of each job a
+// row names (its state file, docs/hop.md#the-job-state-file) and the run
+// directory (where the nudge file is touched), tmux hooks for sessions that
+// appear, close or are renamed (they touch the nudge file), and a slow poll
+// that makes system calls only, never a process: directory and state-file
+// signatures, and the caller's own checks (the server still there, a watched
+// process gone).
 import { readdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { stat } from '../fs-async';
 import { runDir, tasksDir } from '../context';
+import { JOB_ID_RE } from '../registry/job-state';
+import { JOB_STATE_FILE, jobsDirOf, stateFileSignature } from '../registry/jobs';
 import { isValidSlug } from '../tasks/slug';
 import type { Tmux } from '../tmux';
 
@@ -60,6 +64,9 @@ export interface WakeHandlers {
 export class Wakes {
   private watchers: FSWatcher[] = [];
   private taskWatchers = new Map<string, FSWatcher>();
+  /** Per job a row names: its directory's watch (null while it cannot be watched) and its state file's last signature. */
+  private jobWatchers = new Map<string, { watcher: FSWatcher | null; sig: string }>();
+  private readonly jobsDir: string;
   private timer: NodeJS.Timeout | null = null;
   private sigs: Record<string, string> = {};
   /** Registry files reported changed since taken; null: unknown, read them all. */
@@ -68,7 +75,9 @@ export class Wakes {
   constructor(
     private readonly cfg: WakeConfig,
     private readonly on: WakeHandlers,
-  ) {}
+  ) {
+    this.jobsDir = jobsDirOf(cfg.registryDir);
+  }
 
   start(): void {
     this.startWatches();
@@ -80,8 +89,55 @@ export class Wakes {
     this.timer = null;
     this.watchers.forEach((w) => w.close());
     this.taskWatchers.forEach((w) => w.close());
+    this.jobWatchers.forEach((j) => j.watcher?.close());
     this.watchers = [];
     this.taskWatchers.clear();
+    this.jobWatchers.clear();
+  }
+
+  /**
+   * Watches the directories of these jobs (the job ids of the live rows; any
+   * other job's is closed). A state file changes what a job needs without its
+   * row changing, so each write wakes the supervisor, with no tmux read. A job
+   * newly watched asks for one more wake: its file may have changed between
+   * the read that named it and the watch.
+   */
+  watchJobs(jobIds: Iterable<string>): void {
+    const keep = new Set([...jobIds].filter((id) => JOB_ID_RE.test(id)));
+    for (const [id, j] of this.jobWatchers) {
+      if (keep.has(id)) continue;
+      j.watcher?.close();
+      this.jobWatchers.delete(id);
+    }
+    let added = false;
+    for (const id of keep) {
+      if (this.jobWatchers.has(id)) continue;
+      this.jobWatchers.set(id, { watcher: this.watchJob(id), sig: stateFileSignature(this.jobsDir, id) });
+      added = true;
+    }
+    if (added && this.timer !== null) this.on.wake(false);
+  }
+
+  /** The jobs whose directories are watched (tests). */
+  watchedJobs(): string[] {
+    return [...this.jobWatchers.keys()];
+  }
+
+  private watchJob(id: string): FSWatcher | null {
+    try {
+      const w = watch(join(this.jobsDir, id), { persistent: true }, (_e, name) => {
+        // state.json, renamed into place or written; the job's other files are not news.
+        if (name && !String(name).startsWith(JOB_STATE_FILE)) return;
+        const j = this.jobWatchers.get(id);
+        if (j) j.sig = stateFileSignature(this.jobsDir, id);
+        this.on.wake(false);
+      });
+      w.on('error', () => undefined);
+      return w;
+    } catch {
+      // No directory yet: the poll tries again.
+      return null;
+    }
   }
 
   /** The registry file names reported since the last call (null: read every file), and starts a new set. */
@@ -180,6 +236,15 @@ export class Wakes {
         this.startWatches();
       }
       this.sigs[dir] = sig;
+    }
+    // Each watched job's state file: one lstat each; a job whose directory could not be watched is tried again.
+    for (const [id, j] of this.jobWatchers) {
+      if (j.watcher === null) j.watcher = this.watchJob(id);
+      const sig = stateFileSignature(this.jobsDir, id);
+      if (sig !== j.sig) {
+        j.sig = sig;
+        changed = true;
+      }
     }
     if (changed || this.on.deathSeen()) this.on.wake(tasksChanged);
   }

@@ -1,10 +1,10 @@
 // An exclusive lock on one task directory: a `.lock` file created with O_EXCL
 // holding the owner's pid and start time. A lock whose process is gone (or
 // whose pid now belongs to another process) is stale and is broken.
-import { link, rename, stat, unlink, writeNewFile } from '../fs-async';
+import { close, link, open, rename, rm, stat, unlink, writeFile } from '../fs-async';
 import { readRegularFile, UnsafeFileError } from '../fs-safe';
 import { join } from 'node:path';
-import { FleetError } from '../errors';
+import { describeErrno, FleetError } from '../errors';
 import { pidExists, procStartTicks } from '../proc';
 
 const LOCK_NAME = '.lock';
@@ -68,12 +68,7 @@ export async function withDirLock<T>(dir: string, fn: () => Promise<T>, opts: Lo
   const identity = myIdentity();
   let delay = 2;
   for (;;) {
-    try {
-      await writeNewFile(lockPath, identity, 'wx', 0o600, false);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
+    if (await createLock(dir, lockPath, identity)) break;
     const holder = readLock(lockPath);
     if (holder === null) continue; // released between our open and read
     // An empty file is a lock being written right now, unless it has stayed empty for long.
@@ -94,6 +89,30 @@ export async function withDirLock<T>(dir: string, fn: () => Promise<T>, opts: Lo
   }
 }
 
+/**
+ * Creates the lock file holding our identity: true when taken, false when
+ * another holds it. A lock created but not written (a full disk) is removed
+ * before the error: left empty, every later writer would wait for it.
+ */
+async function createLock(dir: string, lockPath: string, identity: string): Promise<boolean> {
+  let fd: number;
+  try {
+    fd = await open(lockPath, 'wx', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw new FleetError(`cannot lock ${dir}: ${describeErrno(err)}`);
+  }
+  try {
+    await writeFile(fd, identity);
+  } catch (err) {
+    await close(fd).catch(() => undefined);
+    await unlink(lockPath).catch(() => undefined);
+    throw new FleetError(`cannot lock ${dir}: ${describeErrno(err)}`);
+  }
+  await close(fd);
+  return true;
+}
+
 /** Moves the stale lock aside atomically; only one breaker wins the rename. */
 async function breakStaleLock(lockPath: string, seen: string): Promise<void> {
   const aside = `${lockPath}.stale-${process.pid}-${Date.now()}`;
@@ -109,5 +128,6 @@ async function breakStaleLock(lockPath: string, seen: string): Promise<void> {
     await unlink(aside).catch(() => undefined);
     return;
   }
-  await unlink(aside).catch(() => undefined);
+  // A directory in the lock's place (made by hand or by another tool) goes too, with what it holds.
+  await rm(aside, { recursive: true, force: true }).catch(() => undefined);
 }

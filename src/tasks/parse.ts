@@ -1,9 +1,18 @@
 import { TaskFileError } from '../errors';
+import { maxNesting } from '../json-text';
 import { jsonErrorWithoutContent } from '../text';
 import { TaskSchema, type Task } from './schema';
 
+/**
+ * A task record nests three or four levels; a file nested deeper than this is
+ * not one (and every recursive step, the serializer's included, would run out
+ * of stack on it: docs/tasks.md#corrupt-files).
+ */
+export const MAX_TASK_DEPTH = 256;
+
 /** Parses and validates task.json text; a TaskFileError names the file and the JSON position or zod path. */
 export function parseTaskText(text: string, file: string): Task {
+  if (maxNesting(text) > MAX_TASK_DEPTH) throw new TaskFileError(file, `nested deeper than ${MAX_TASK_DEPTH} levels (not read)`);
   let raw: unknown;
   try {
     raw = JSON.parse(text);

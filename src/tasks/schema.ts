@@ -32,6 +32,8 @@ export const TaskSchema = z.looseObject({
   spawnNonce: z.optional(z.string().check(z.regex(NONCE_RE, 'must be 32 lowercase hex characters'))),
   driverPid: z.optional(z.number().check(z.int(), z.positive())),
   driverProcStart: optionalText,
+  /** The Driver's agent, as its process shows it: claude, codex or gemini (docs/ownership.md#agents). */
+  driverAgent: optionalText,
   /** The background job the Driver's tab parked its work on, while it is parked (docs/ownership.md#liveness). */
   driverJobId: optionalText,
   launcherSid: optionalText,

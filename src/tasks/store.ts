@@ -1,12 +1,12 @@
 // The task store: the only code that writes task.json.
 import { statSync } from 'node:fs';
-import { chmod, lstat, mkdir, readdir, unlink } from '../fs-async';
-import { readRegularFileIfExists, UnsafeFileError } from '../fs-safe';
+import { chmod, lstat, mkdir, readdir, rm, unlink } from '../fs-async';
+import { readRegularFileBytes, UnsafeFileError } from '../fs-safe';
 import { join } from 'node:path';
 import { taskDir, tasksDir } from '../context';
 import { writeFileAtomic } from '../fs-atomic';
 import { FleetError, TaskFileError } from '../errors';
-import { withDirLock } from './lock';
+import { withDirLock, type LockOptions } from './lock';
 import { pidExists } from '../proc';
 import { parseTaskText } from './parse';
 import type { Task } from './schema';
@@ -25,22 +25,26 @@ export function taskFile(home: string, slug: string): string {
 
 /** Reads a task; null when it does not exist. Throws TaskFileError when it does not parse or validate. */
 export async function readTask(home: string, slug: string): Promise<Task | null> {
-  return readTaskAndText(home, slug)?.task ?? null;
+  return readTaskAndBytes(home, slug)?.task ?? null;
 }
 
-/** The task and the text it was read from (the serializer copies unchanged values from it). */
-function readTaskAndText(home: string, slug: string): { task: Task; text: string } | null {
+/**
+ * The task and the bytes it was read from (the serializer copies unchanged
+ * values from them byte for byte, bytes that are no UTF-8 included).
+ */
+function readTaskAndBytes(home: string, slug: string): { task: Task; bytes: Buffer } | null {
   assertSlug(slug);
   const file = taskFile(home, slug);
-  let text: string | null;
+  let bytes: Buffer;
   try {
     // Not followed if a link, not read if a FIFO or a device: see docs/tasks.md#reading-files-safely.
-    text = readRegularFileIfExists(file, MAX_TASK_BYTES);
+    bytes = readRegularFileBytes(file, MAX_TASK_BYTES);
   } catch (err) {
+    if (err instanceof UnsafeFileError && err.code === 'ENOENT') return null;
     if (err instanceof UnsafeFileError) throw new TaskFileError(file, err.problem);
     throw err;
   }
-  return text === null ? null : { task: parseTaskText(text, file), text };
+  return { task: parseTaskText(bytes.toString('utf8'), file), bytes };
 }
 
 async function ensureDir(dir: string): Promise<void> {
@@ -51,6 +55,39 @@ async function ensureDir(dir: string): Promise<void> {
 export interface UpdateOptions {
   /** Create the task directory when the task does not exist yet. */
   create?: boolean;
+}
+
+/** The read-modify-write a holder of the task's lock may make (withTaskLock). */
+export type LockedUpdate = (fn: (current: Task | null) => Task | null | Promise<Task | null>) => Promise<Task | null>;
+
+/** The task's directory, made (0700) when asked to create, else it must exist. */
+async function prepareTaskDir(home: string, slug: string, create: boolean | undefined): Promise<string> {
+  assertSlug(slug);
+  const dir = taskDir(home, slug);
+  if (create) {
+    await ensureDir(tasksDir(home));
+    await ensureDir(dir);
+  } else {
+    try {
+      await readdir(dir);
+    } catch {
+      throw await noSuchTask(home, slug);
+    }
+  }
+  return dir;
+}
+
+/** The read-modify-write itself; the caller holds the task's lock. */
+async function updateLocked(home: string, slug: string, dir: string, fn: (current: Task | null) => Task | null | Promise<Task | null>): Promise<Task | null> {
+  const read = readTaskAndBytes(home, slug);
+  const current = read?.task ?? null;
+  const next = await fn(current);
+  if (next === null) return current;
+  const now = new Date().toISOString();
+  const stamped: Task = { ...next, slug, createdAt: next.createdAt ?? now, updatedAt: now };
+  await writeFileAtomic(taskFile(home, slug), read ? serializeTask(stamped, read.bytes) : serializeTask(stamped));
+  await removeLeftovers(dir);
+  return stamped;
 }
 
 /**
@@ -64,29 +101,19 @@ export async function updateTask(
   fn: (current: Task | null) => Task | null | Promise<Task | null>,
   opts: UpdateOptions = {},
 ): Promise<Task | null> {
-  assertSlug(slug);
-  const dir = taskDir(home, slug);
-  if (opts.create) {
-    await ensureDir(tasksDir(home));
-    await ensureDir(dir);
-  } else {
-    try {
-      await readdir(dir);
-    } catch {
-      throw await noSuchTask(home, slug);
-    }
-  }
-  return withDirLock(dir, async () => {
-    const read = readTaskAndText(home, slug);
-    const current = read?.task ?? null;
-    const next = await fn(current);
-    if (next === null) return current;
-    const now = new Date().toISOString();
-    const stamped: Task = { ...next, slug, createdAt: next.createdAt ?? now, updatedAt: now };
-    await writeFileAtomic(taskFile(home, slug), serializeTask(stamped, read?.text));
-    await removeLeftovers(dir);
-    return stamped;
-  });
+  const dir = await prepareTaskDir(home, slug, opts.create);
+  return withDirLock(dir, () => updateLocked(home, slug, dir, fn));
+}
+
+/**
+ * Runs fn while holding the task's lock, for work that must not interleave
+ * with another writer of the task between its steps (a spawn: from creating
+ * the session to recording its nonce, docs/ownership.md#spawn). fn writes
+ * through `update`, updateTask's read-modify-write without a second lock.
+ */
+export async function withTaskLock<T>(home: string, slug: string, fn: (update: LockedUpdate) => Promise<T>, opts: UpdateOptions & LockOptions = {}): Promise<T> {
+  const dir = await prepareTaskDir(home, slug, opts.create);
+  return withDirLock(dir, () => fn((change) => updateLocked(home, slug, dir, change)), opts);
 }
 
 /** `.task.json.<pid>.<time>.<n>.tmp` (src/fs-atomic.ts) and `.lock.stale-<pid>-<ms>` (./lock.ts): the writer's pid. */
@@ -114,8 +141,10 @@ export async function removeLeftovers(dir: string, now: number = Date.now()): Pr
     if (pidExists(pid)) continue;
     const path = join(dir, name);
     const st = await lstat(path).catch(() => null);
-    if (!st || st.isDirectory() || now - st.mtimeMs < LEFTOVER_AGE_MS) continue;
-    await unlink(path).then(
+    if (!st || now - st.mtimeMs < LEFTOVER_AGE_MS) continue;
+    // A lock directory moved aside (./lock.ts breaks one) goes with what it holds; a temp file is a file.
+    if (st.isDirectory() && m[2] === undefined) continue;
+    await (st.isDirectory() ? rm(path, { recursive: true, force: true }) : unlink(path)).then(
       () => removed.push(name),
       () => undefined,
     );

@@ -9,7 +9,17 @@ export interface TmuxResult {
   stdout: string;
   stderr: string;
   exitCode: number;
+  /** tmux gave no answer before the deadline and was killed (stderr says so). */
+  timedOut?: boolean;
 }
+
+/**
+ * How long one tmux call may take. One costs about 5 ms (a hundred on a
+ * loaded machine); a server that does not answer at all (stopped with
+ * SIGSTOP, say) must not hang the agent's SessionStart hook or a script
+ * (docs/tmux.md#deadlines).
+ */
+export const TMUX_DEADLINE_MS = 2000;
 
 /** The calls reads are made with (a Tmux; tests hand in stand-ins that count or fail). */
 export interface TmuxReads {
@@ -30,6 +40,8 @@ export interface TmuxOptions {
    * (docs/budgets.md#owner-start-up). Both give the same TmuxResult.
    */
   direct?: boolean;
+  /** Each call's deadline in ms (default TMUX_DEADLINE_MS). */
+  deadlineMs?: number;
 }
 
 /**
@@ -72,7 +84,8 @@ export class Tmux implements TmuxReads {
 
   private spawn(args: readonly string[]): Promise<TmuxResult> {
     const argv = [...(this.options.startServer === false ? ['-N'] : []), ...this.socketArgs(), ...args];
-    return this.options.direct ? runDirect(this.bin, argv) : runWithExeca(this.bin, argv);
+    const deadlineMs = this.options.deadlineMs ?? TMUX_DEADLINE_MS;
+    return this.options.direct ? runDirect(this.bin, argv, deadlineMs) : runWithExeca(this.bin, argv, deadlineMs);
   }
 
   /** Runs one tmux command; every argument is taken literally. Throws TmuxError on failure. */
@@ -95,7 +108,7 @@ export class Tmux implements TmuxReads {
     if (r.exitCode !== 0) {
       const what = args[0] ?? 'tmux';
       const detail = (r.stderr.trim().split('\n')[0] || `exit ${r.exitCode}`).replace(/\s+/g, ' ');
-      throw new TmuxError(`tmux ${what} on ${this.describeServer()}: ${detail}`, args, r.exitCode, r.stderr);
+      throw new TmuxError(`tmux ${what} on ${this.describeServer()}: ${detail}`, args, r.timedOut ? null : r.exitCode, r.stderr, r.timedOut === true);
     }
     return r.stdout;
   }
@@ -141,27 +154,67 @@ export class Tmux implements TmuxReads {
   }
 }
 
-async function runWithExeca(bin: string, argv: readonly string[]): Promise<TmuxResult> {
+/** What a call that missed its deadline returns: exit 124, as timeout(1) answers. */
+function timedOutResult(deadlineMs: number): TmuxResult {
+  return { stdout: '', stderr: `no answer within ${deadlineMs / 1000} s (is the server stopped?)`, exitCode: 124, timedOut: true };
+}
+
+/** The part of a child process the deadline needs (execa's and node:child_process's both have it). */
+interface Killable {
+  kill(signal: NodeJS.Signals): boolean;
+  stdout?: { destroy(): void } | null;
+  stderr?: { destroy(): void } | null;
+}
+
+/**
+ * The one deadline of both runners: the call's result, or at the deadline the
+ * child killed (SIGKILL: a client waiting on a stopped server may not act on
+ * SIGTERM) and a timed-out result. The child's pipes are closed on our side
+ * too: tmux hands its client's stdout to the server, so a stopped server holds
+ * the pipe open and waiting for its end would wait as long as the server.
+ */
+async function withDeadline(child: Killable, result: Promise<TmuxResult>, deadlineMs: number): Promise<TmuxResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<TmuxResult>((resolve) => {
+    timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      resolve(timedOutResult(deadlineMs));
+    }, deadlineMs);
+  });
+  // The abandoned result settles (or not) on its own; nothing waits for it.
+  result.catch(() => undefined);
+  try {
+    return await Promise.race([result, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function runWithExeca(bin: string, argv: readonly string[], deadlineMs: number): Promise<TmuxResult> {
   try {
     // Loaded on the first call, not at start-up: `owner` on a decided task runs
     // no tmux at all and must not pay for execa's import (docs/budgets.md#owner-start-up).
     const { execa } = await import('execa');
-    const r = await execa(bin, argv, { reject: false, stdin: 'ignore', stripFinalNewline: false });
-    if (r.failed && r.exitCode === undefined) {
-      return { stdout: '', stderr: r.shortMessage || 'tmux could not be run', exitCode: 127 };
-    }
-    return { stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), exitCode: typeof r.exitCode === 'number' ? r.exitCode : 1 };
+    const child = execa(bin, argv, { reject: false, stdin: 'ignore', stripFinalNewline: false });
+    const result = child.then((r): TmuxResult => {
+      if (r.failed && r.exitCode === undefined) return { stdout: '', stderr: r.shortMessage || 'tmux could not be run', exitCode: 127 };
+      return { stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), exitCode: typeof r.exitCode === 'number' ? r.exitCode : 1 };
+    });
+    return await withDeadline(child, result, deadlineMs);
   } catch (err) {
     return { stdout: '', stderr: err instanceof Error ? err.message : String(err), exitCode: 127 };
   }
 }
 
 /** The same call and result as runWithExeca, through node:child_process (TmuxOptions.direct). */
-async function runDirect(bin: string, argv: readonly string[]): Promise<TmuxResult> {
+async function runDirect(bin: string, argv: readonly string[], deadlineMs: number): Promise<TmuxResult> {
   // Imported here, compiled to require(): a decided task loads no process module.
   const { execFile } = await import('node:child_process');
-  return new Promise((resolve) => {
-    const child = execFile(bin, argv, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+  let child: ReturnType<typeof execFile> | undefined;
+  const result = new Promise<TmuxResult>((resolve) => {
+    child = execFile(bin, argv, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (!err) return resolve({ stdout, stderr, exitCode: 0 });
       const code = (err as { code?: unknown }).code;
       // A number: tmux ran and exited with it. Otherwise it never ran (ENOENT, EACCES) or was killed: 127, as execa's path says.
@@ -169,6 +222,7 @@ async function runDirect(bin: string, argv: readonly string[]): Promise<TmuxResu
     });
     child.stdin?.end();
   });
+  return withDeadline(child as NonNullable<typeof child>, result, deadlineMs);
 }
 
 export function setOptionCommands(session: string, options: Record<string, string>): string[][] {

@@ -5,10 +5,12 @@
 import { FIELD_SEP, sessionTarget } from './args';
 import type { Tmux, TmuxReads } from './client';
 
-/** What one session carries: the spawn nonce and the stamp. */
+/** What one session carries: the spawn nonce and the stamp (and, where it was read, the stamp's agent process). */
 export interface NonceStamp {
   nonce: string;
   stamp: string;
+  /** @fleet-stamp-agent, when read. */
+  agent?: string;
 }
 
 /** The judge's read of driverPane: nonce and stamp together, or the tmux failure. */
@@ -86,9 +88,9 @@ export async function readAsker(tmux: TmuxReads, pane: string): Promise<AskerRea
 
 /** Every session's name, nonce and stamp in one `list-sessions` call. */
 export async function readSessionMarks(tmux: Tmux): Promise<Map<string, NonceStamp>> {
-  const rows = await tmux.listSessions({ name: '#{session_name}', nonce: '#{@spawn_nonce}', stamp: '#{@claude_session_id}' });
+  const rows = await tmux.listSessions({ name: '#{session_name}', nonce: '#{@spawn_nonce}', stamp: '#{@claude_session_id}', agent: `#{${STAMP_AGENT_OPTION}}` });
   const out = new Map<string, NonceStamp>();
-  for (const r of rows) out.set(r.name, { nonce: r.nonce, stamp: r.stamp });
+  for (const r of rows) out.set(r.name, { nonce: r.nonce, stamp: r.stamp, agent: r.agent });
   return out;
 }
 
@@ -99,17 +101,26 @@ export async function readSessionStamp(tmux: TmuxReads, session: string): Promis
   return { stamp: r.stdout.replace(/\n$/, '') };
 }
 
+/** Every stamp on the server: the agent process each session recorded with it ('' when none), and the sessions carrying it. */
+export type StampsRead = Map<string, { agents: string[]; sessions: string[] }>;
+
 /**
- * Every session's stamp, by session name (the "stamped" liveness fallback, and
- * the session that names an owner), in one call; null when tmux cannot be read.
+ * Every stamp on the server, the agent processes recorded with it (the
+ * liveness fallback) and the sessions carrying it (which name an owner); null
+ * when tmux cannot be read.
  */
-export async function readStamps(tmux: TmuxReads): Promise<Map<string, NonceStamp> | null> {
-  const r = await tmux.tryRun(['list-sessions', '-F', `#{session_name}${FIELD_SEP}#{@claude_session_id}`]);
+export async function readStamps(tmux: TmuxReads): Promise<StampsRead | null> {
+  const r = await tmux.tryRun(['list-sessions', '-F', `#{@claude_session_id}${FIELD_SEP}#{${STAMP_AGENT_OPTION}}${FIELD_SEP}#{session_name}`]);
   if (r.exitCode !== 0) return null;
-  const out = new Map<string, NonceStamp>();
+  const out: StampsRead = new Map();
   for (const line of r.stdout.split('\n')) {
-    const at = line.lastIndexOf(FIELD_SEP);
-    if (at > 0) out.set(line.slice(0, at), { nonce: '', stamp: line.slice(at + FIELD_SEP.length) });
+    // The session name last: it may hold a tab.
+    const [stamp = '', agent = '', ...name] = line.split(FIELD_SEP);
+    if (stamp === '') continue;
+    const seen = out.get(stamp) ?? { agents: [], sessions: [] };
+    seen.agents.push(agent);
+    seen.sessions.push(name.join(FIELD_SEP));
+    out.set(stamp, seen);
   }
   return out;
 }
@@ -117,27 +128,45 @@ export async function readStamps(tmux: TmuxReads): Promise<Map<string, NonceStam
 /** What stamp reads and writes in its one call. */
 export interface StampRead {
   session: string;
+  /** The pane's first process (#{pane_pid}). */
+  panePid: number;
   nonce: string;
   task: string;
   /** The stamp the session carried before this one. */
   previous: string;
 }
 
-const STAMP_FORMAT = ['#{pane_id}', '#{session_name}', '#{@spawn_nonce}', '#{@fleet-task}', '#{@claude_session_id}'].join(FIELD_SEP);
+/** The stamped agent's process, set with the stamp (docs/ownership.md#the-stamps-process). */
+export const STAMP_AGENT_OPTION = '@fleet-stamp-agent';
+
+const STAMP_FORMAT = ['#{pane_id}', '#{session_name}', '#{pane_pid}', '#{@spawn_nonce}', '#{@fleet-task}', '#{@claude_session_id}'].join(FIELD_SEP);
+
+/** Sets (or, for null, unsets) the stamped agent's process on the session holding `pane`. */
+function stampAgentCommand(pane: string, agent: string | null): string[] {
+  return agent === null ? ['set-option', '-u', '-t', pane, STAMP_AGENT_OPTION] : ['set-option', '-t', pane, STAMP_AGENT_OPTION, agent];
+}
 
 /**
- * Reads the session holding `pane` (name, nonce, task, previous stamp) and sets
- * its @claude_session_id, in one invocation. The set targets the pane, which
- * for a session option means the session holding it; it fails when the pane is gone.
+ * Reads the session holding `pane` (name, pane process, nonce, task, previous
+ * stamp) and sets its @claude_session_id and @fleet-stamp-agent (unset for
+ * null: a previous agent's process must not linger), in one invocation. The
+ * sets target the pane, which for a session option means the session holding
+ * it; they fail when the pane is gone.
  */
-export async function stampSession(tmux: Tmux, pane: string, sid: string): Promise<StampRead> {
+export async function stampSession(tmux: Tmux, pane: string, sid: string, agent: string | null = null): Promise<StampRead> {
   const out = await tmux.chain([
     ['display-message', '-p', '-t', pane, STAMP_FORMAT],
     ['set-option', '-t', pane, '@claude_session_id', sid],
+    stampAgentCommand(pane, agent),
   ]);
-  const [id = '', session = '', nonce = '', task = '', ...rest] = firstLine(out).split(FIELD_SEP);
+  const [id = '', session = '', panePid = '', nonce = '', task = '', ...rest] = firstLine(out).split(FIELD_SEP);
   if (id !== pane) throw new Error(`pane ${pane} not found`);
-  return { session, nonce, task, previous: rest.join(FIELD_SEP) };
+  return { session, panePid: Number(panePid) || 0, nonce, task, previous: rest.join(FIELD_SEP) };
+}
+
+/** Sets the stamped agent's process alone (when it is known only after the stamp's read: the pane's own process). */
+export async function setStampAgent(tmux: Tmux, pane: string, agent: string): Promise<void> {
+  await tmux.run(stampAgentCommand(pane, agent));
 }
 
 /** The spawn's settings: global options @fleet-session-prefix and @fleet-agent-cmd (empty when unset). Fails without a server. */

@@ -11,6 +11,8 @@ export const SESSION_FIELDS = {
   stamp: '#{@claude_session_id}',
   nonce: '#{@spawn_nonce}',
   task: '#{@fleet-task}',
+  /** The agent process the stamp recorded (docs/ownership.md#the-stamps-process). */
+  agentProc: '#{@fleet-stamp-agent}',
   owner: '#{@fleet-owner}',
   hop: '#{@fleet-hop}',
   agent: '#{@fleet-agent}',

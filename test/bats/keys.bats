@@ -28,14 +28,20 @@ outer_shows() {
 @test "prefix O shows this session's verdict, values shown literally and never run" {
 	local stamp="sid#(touch $BATS_TEST_TMPDIR/pwn1)\$(touch $BATS_TEST_TMPDIR/pwn2);'x"
 	t set-option -t =main: @fleet-task task1
-	t set-option -t =main: @claude_session_id "$stamp"
+	t set-option -t =main: @claude_session_id s1
 	tmux -L "$OUTER" send-keys -t outer C-b O
-	wait_for 10 outer_shows "fleet: fake-helper owner task1 --as sid#(touch"
+	wait_for 10 outer_shows "fleet: fake-helper owner task1 --as s1"
 	run grep '^\["owner"' "$PLUGIN/calls.log"
-	assert_output "$(node -e 'console.log(JSON.stringify(["owner","task1","--as",process.argv[1]]))' "$stamp")"
+	assert_output '["owner","task1","--as","s1"]'
 	# The attached agent's line follows, in full (the status line cuts Claude Code's needs sentence).
 	run grep '^\["follow"' "$PLUGIN/calls.log"
-	assert_output "$(node -e 'console.log(JSON.stringify(["follow",process.argv[1]]))' "$stamp")"
+	assert_output '["follow","s1"]'
+	# A stamp set by hand that is no session id is shown literally, never run, never handed to the helper.
+	t set-option -t =main: @claude_session_id "$stamp"
+	tmux -L "$OUTER" send-keys -t outer C-b O
+	wait_for 10 outer_shows "stamp \"sid#(touch"
+	run grep -c '^\["owner"' "$PLUGIN/calls.log"
+	assert_output 1
 	[ ! -e "$BATS_TEST_TMPDIR/pwn1" ]
 	[ ! -e "$BATS_TEST_TMPDIR/pwn2" ]
 }

@@ -100,13 +100,13 @@ slow_build() {
 	load_plugin
 	attach_outer 80
 	wait_for 10 client_attached
-	local stamp="s1 and a long tail of words that pushes the verdict past the eighty columns of this client to THE-FIX-AT-THE-END"
-	t set-option -t =main: @fleet-task task1
-	t set-option -t =main: @claude_session_id "$stamp"
+	local task="task1-with-a-long-name-that-pushes-the-verdict-past-80-columns"
+	t set-option -t =main: @fleet-task "$task"
+	t set-option -t =main: @claude_session_id THE-FIX-AT-THE-END
 	tmux -L "$OUTER" send-keys -t outer C-b O
 	wait_for 10 outer_shows "[press any key]"
 	run outer_text
-	assert_output --partial "fleet: fake-helper owner task1 --as s1 and a long tail"
+	assert_output --partial "fleet: fake-helper owner $task --as"
 	assert_output --partial "THE-FIX-AT-THE-END"
 	tmux -L "$OUTER" send-keys -t outer q
 	wait_for 10 bash -c "! tmux -L '$OUTER' capture-pane -p -t outer | grep -qF 'press any key'"

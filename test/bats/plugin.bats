@@ -64,7 +64,10 @@ teardown() {
 	assert_success
 	assert_output --partial "run-shell -b"
 	assert_output --partial "fleet-owner.sh"
-	assert_output --partial 'task=#{q:@fleet-task} stamp=#{q:@claude_session_id}'
+	assert_output --partial 'client=#{q:client_name} session=#{q:session_id}'
+	# No option value is expanded into the shell command line.
+	refute_output --partial '@fleet-task'
+	refute_output --partial '@claude_session_id'
 }
 
 @test "the default keys are not keys tmux binds by default" {

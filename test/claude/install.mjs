@@ -12,8 +12,12 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** 2.1.332 writes parkedJobId, tmux and pidDomain; 2.1.197 writes none of them. */
-export const CLAUDE_VERSIONS = ['2.1.332', '2.1.197'];
+/**
+ * The versions `npm run test:claude` runs: the newest (2.1.333: job state files,
+ * parkedJobId, tmux and pidDomain) and 2.1.197 (none of the row's fields; its
+ * parks are not linked to their tabs). `-- --version <v>` runs any other one.
+ */
+export const CLAUDE_VERSIONS = ['2.1.333', '2.1.197'];
 
 /** Where the versions are kept: $TMUX_FLEET_CLAUDE_CACHE, else the user's cache directory. */
 export function claudeCacheDir(env = process.env) {

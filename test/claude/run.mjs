@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // `npm run test:claude`: the real-agent tier. Fetches the pinned Claude Code
-// versions into the cache (test/claude/install.mjs), runs the tier's vitest
+// versions (test/claude/install.mjs) and the pinned Codex CLI and Gemini CLI
+// (test/agents-real/install.mjs) into the cache, runs the tier's vitest
 // config, prints a plain summary line (`claude tier: N passed, N failed`) and
 // checks that no process of the tier's throw-away HOMEs is left.
+// `npm run test:claude -- --version <v>` (repeatable) runs it on those versions
+// instead: a new release is one command from being checked.
 // Without the package: outside CI one line and exit 0; with CI=true, exit 1.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -11,14 +14,34 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLAUDE_VERSIONS, claudeCacheDir, installClaude } from './install.mjs';
+import { OTHER_AGENTS, agentsCacheDir, installAgent } from '../agents-real/install.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const ci = process.env.CI === 'true';
 const started = Date.now();
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
+// --version <v> / --version=<v> name the versions; every other argument goes to vitest.
+const asked = [];
+const vitestArgs = [];
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  if (a === '--version' && i + 1 < process.argv.length) asked.push(process.argv[++i]);
+  else if (a.startsWith('--version=')) asked.push(a.slice('--version='.length));
+  else vitestArgs.push(a);
+}
+for (const v of asked) {
+  if (!/^\d+\.\d+\.\d+$/.test(v)) {
+    console.log(`claude tier: --version wants a version such as 2.1.333, not ${JSON.stringify(v)}`);
+    process.exit(2);
+  }
+}
+const versions = asked.length > 0 ? asked : CLAUDE_VERSIONS;
+// A version asked for is a Claude Code release to check: only its part of the tier runs.
+if (asked.length > 0 && !vitestArgs.some((a) => !a.startsWith('-'))) vitestArgs.push('test/claude/');
+
 const cacheDir = claudeCacheDir();
-for (const version of CLAUDE_VERSIONS) {
+for (const version of versions) {
   const t0 = Date.now();
   try {
     const binary = await installClaude(version, cacheDir);
@@ -35,12 +58,30 @@ for (const version of CLAUDE_VERSIONS) {
   }
 }
 
+const agentsCache = agentsCacheDir();
+for (const a of OTHER_AGENTS) {
+  const t0 = Date.now();
+  try {
+    const binary = await installAgent(a, agentsCache);
+    console.log(`claude tier: ${a.name} ${a.version} at ${binary} (${seconds(Date.now() - t0)})`);
+  } catch (err) {
+    const why = String(err instanceof Error ? err.message : err).split('\n')[0];
+    if (ci) {
+      console.log(`claude tier: cannot fetch ${a.name} ${a.version} (${why}); failing under CI`);
+      console.log('claude tier: 0 passed, 1 failed');
+      process.exit(1);
+    }
+    console.log(`claude tier: skipped, ${a.name} ${a.version} cannot be fetched from the npm registry (${why})`);
+    process.exit(0);
+  }
+}
+
 // Every throw-away HOME of the tier lives under this directory, so what is left can be found.
 const homesRoot = await mkdtemp(join(tmpdir(), 'fleet-claude-'));
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
-const child = spawn(process.execPath, [vitest, 'run', '--config', 'vitest.claude.config.ts', ...process.argv.slice(2)], {
+const child = spawn(process.execPath, [vitest, 'run', '--config', 'vitest.claude.config.ts', ...vitestArgs], {
   cwd: root,
-  env: { ...process.env, TMUX_FLEET_CLAUDE_CACHE: cacheDir, TMUX_FLEET_CLAUDE_HOMES: homesRoot },
+  env: { ...process.env, TMUX_FLEET_CLAUDE_CACHE: cacheDir, TMUX_FLEET_AGENTS_CACHE: agentsCache, TMUX_FLEET_CLAUDE_HOMES: homesRoot, TMUX_FLEET_CLAUDE_VERSIONS: versions.join(',') },
   stdio: ['inherit', 'pipe', 'pipe'],
 });
 let output = '';
@@ -74,7 +115,7 @@ if (left.length > 0) {
 }
 await rm(homesRoot, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 
-console.log(`claude tier: ${passed} passed, ${failed} failed (${seconds(Date.now() - started)})`);
+console.log(`claude tier: ${passed} passed, ${failed} failed (${seconds(Date.now() - started)}; Claude Code ${versions.join(', ')})`);
 process.exit(code !== 0 || failed > 0 ? 1 : passed === 0 ? 1 : 0);
 
 /** Running (not zombie) processes whose HOME is under dir. */

@@ -1,16 +1,23 @@
-// The scenarios of the real-agent tier, run against one pinned Claude Code
-// version in one world (docs/hop.md#what-claude-code-writes records what they
-// showed). Each test leaves the world as the next one expects, so they run in
-// order; the world is closed, and checked to leave no process, at the end.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The scenarios of the real-agent tier, run against one Claude Code version in
+// one world (docs/hop.md#what-claude-code-writes records what they showed).
+// Turns are real: the agent talks to the world's scripted model server
+// (TIER_SCRIPT), calls tools and asks for permissions. Each test leaves the
+// world as the next one expects, so they run in order; the world is closed,
+// and checked to leave no process, at the end.
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sleep } from '../helpers/env';
+import { seconds, tierTimings } from '../helpers/tier';
 import { cmdlineOf, openDashboard } from './dashboard';
-import { captureRow, livenessOf, makeClaudeWorld, processesWithHome, until, type ClaudeWorld, type Row } from './world';
+import { captureJobState, captureRow, describeTraffic, livenessOf, makeClaudeWorld, processesWithHome, until, type ClaudeWorld, type Row, type WorldClient } from './world';
 
 export interface VersionTraits {
-  /** Writes pidDomain, tmux and parkedJobId (parking and its hop can be tested). */
+  /**
+   * The parked tab's row names its job (`parkedJobId`, with `pidDomain` and `tmux`): the
+   * hop can be followed. 2.1.197 parks with Left too, but writes none of them: its job
+   * is a job no row links to the tab.
+   */
   parks: boolean;
   /**
    * /clear without the hook is followed. 2.1.332 rewrites its row's updatedAt on /clear;
@@ -19,8 +26,8 @@ export interface VersionTraits {
    */
   hooklessClear: boolean;
   /**
-   * Resume with the dashboard's `r` is tested. Offline, a resumed agent was seen to exit
-   * seconds after its SessionStart (2.1.197 often, 2.1.332 once in five runs; its session
+   * Resume with the dashboard's `r` is tested. A resumed agent was seen to exit seconds
+   * after its SessionStart offline (2.1.197 often, 2.1.332 once in five runs; its session
    * then closes), so the test asserts what tmux-fleet records, not that the process stays;
    * on 2.1.197 it exited before it stamped, so it is left out there.
    */
@@ -35,32 +42,26 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
     let world: ClaudeWorld;
     let home = '';
     let closed = false;
-    const timings: string[] = [];
-    let t0 = 0;
-    const timed = (name: string, fn: () => Promise<void>) =>
-      it(name, async () => {
-        const start = Date.now();
-        try {
-          await fn();
-        } finally {
-          timings.push(`${version} ${name.split(':')[0]}: ${((Date.now() - start) / 1000).toFixed(1)} s`);
-        }
-      });
+    const timing = tierTimings(version);
+    const timed = timing.timed;
 
     // Task a's Driver, kept across scenarios: spawned in a, cleared in c, killed last.
     let driver = { session: '', sid: '', row: {} as Row };
+    // A client attached to the world's server (toasts, attention --jump), from the wait scenario on.
+    let client: WorldClient | null = null;
 
     beforeAll(async () => {
-      t0 = Date.now();
+      timing.start();
       world = await makeClaudeWorld(version);
       home = world.home;
     });
 
     afterAll(async () => {
+      const traffic = world ? describeTraffic(world.model.traffic) : [];
       if (!closed) await world?.close();
-      // The tier's timings, in its output (the closing note quotes them).
-      timings.push(`${version} whole: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      console.log(timings.map((t) => `claude tier timing: ${t}`).join('\n'));
+      // The tier's timings and what the agent sent the model server, in its output (the closing note quotes them).
+      timing.print();
+      console.log(traffic.map((t, i) => `claude tier traffic: ${version} ${String(i + 1).padStart(3)} ${t}`).join('\n'));
     });
 
     timed('a, f: spawn: the real hook stamps; owner 0 for the Driver, 9 other <sid> live for anyone else; @fleet-owner green', async () => {
@@ -106,65 +107,226 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       await captureRow(version, '', driver.row);
     });
 
-    if (traits.parks) {
-      timed('d, e, b parked: a park with Left: @fleet-hop tab → job, follow alive on both rows, @fleet-agent the job\'s; the tab killed while its job runs: takeover refused', async () => {
-        const tab = await world.spawn('td');
-        await world.typeLine(tab.session, 'write a haiku about tmux');
-        // Offline the agent retries the API and stays busy: the moment a park is offered.
+    timed('turn: a real turn: busy while the model answers, then idle', async () => {
+      await world.typeLine(driver.session, 'write a haiku about tmux');
+      await until(async () => (await world.option(driver.session, '@fleet-agent')).includes('busy'), "the Driver's @fleet-agent busy", 30_000, 100);
+      await until(async () => (await world.option(driver.session, '@fleet-agent')).includes('idle'), "the Driver's @fleet-agent idle again", 30_000, 100);
+      expect(world.rowOf(driver.sid)?.status).toBe('idle');
+      expect(world.model.traffic.some((t) => t.prompt?.includes('write a haiku about tmux') && t.tools?.includes('Bash') && t.stream)).toBe(true);
+    });
+
+    timed('wait: a Driver waiting for a permission: its segment, the attention count, a toast, its dashboard row first, attention --jump; answered, the wait clears everywhere', async () => {
+      client = await world.attachClient('keeper');
+      await world.typeLine(driver.session, 'please list the root');
+      const row = await until(() => {
+        const r = world.rowOf(driver.sid);
+        return r?.status === 'waiting' ? r : null;
+      }, 'the Driver waiting', 60_000, 100);
+      const rowAt = Date.now();
+      expect(row.waitingFor).toBe('permission prompt');
+      await captureRow(version, '-waiting', row);
+      await until(async () => (await world.option(driver.session, '@fleet-agent')).includes('! waiting: permission prompt'), "the Driver's @fleet-agent waiting", 20_000, 50);
+      timing.note(`wait: the Driver's wait shown ${Date.now() - rowAt} ms after its row said so`);
+      expect(await world.option('keeper', '@fleet-attention')).toContain('! 1 waiting');
+      await until(async () => (await client!.screen()).includes('fleet: ta waits: permission prompt'), 'the toast on the attached client', 20_000, 100);
+      const dash = await openDashboard(world);
+      await until(async () => firstTableLine(await dash.screen()).startsWith('  ta '), 'the waiting task first in the dashboard', 20_000, 250);
+      expect(firstTableLine(await dash.screen())).toMatch(/^ {2}ta\s+op-ta\s.*waiting: permission prompt/);
+      await dash.quit();
+      const jump = await world.fleet(['attention', '--jump', '--client', client.name]);
+      expect(jump.stdout.trim()).toBe('ta: switched to op-ta');
+      expect(await client.session()).toBe('op-ta');
+      // 1. Yes: the tool runs, the turn ends.
+      await world.tmux(['send-keys', '-t', `=${driver.session}:`, 'Enter']);
+      await until(() => world.rowOf(driver.sid)?.status === 'idle', 'the Driver idle after the answer', 60_000, 100);
+      await until(
+        async () => (await world.option(driver.session, '@fleet-agent')).includes('idle') && (await world.option('keeper', '@fleet-attention')) === '',
+        'the wait cleared in the segment and the attention count',
+        20_000,
+        100,
+      );
+      expect((await attention(world)).waiting).toEqual([]);
+    });
+
+    timed(
+      traits.parks
+        ? "park: Left mid-turn, the job then waits for a permission: the Driver's session shows the job's need in Claude Code's words (never blank meanwhile), attention lists it under the task; Enter on its dashboard row opens claude attach, where the answer clears the wait everywhere; the job finishes; d, e, b parked"
+        : "park: Left mid-turn, the job then waits for a permission: no row links the job to its tab, attention lists the job by its id in Claude Code's words; Enter on its dashboard row opens claude attach, where the answer clears the wait everywhere; the job finishes",
+      async () => {
+        const tab = await world.spawn('tp');
+        const before = jobDirs(world);
+        await world.typeLine(tab.session, 'park me: list the root');
         await until(() => world.rowOf(tab.sid)?.status === 'busy', 'the tab busy', 60_000, 200);
         await world.waitForPrompt(tab.session);
         await sleep(500);
+        const leftAt = Date.now();
         await world.tmux(['send-keys', '-t', `=${tab.session}:`, 'Left']);
-        const parked = await until(() => {
-          const t = world.rowOf(tab.sid);
-          const job = t?.parkedJobId ? world.rows().find((r) => r.jobId === t.parkedJobId && r.kind === 'bg') : undefined;
-          return t && job ? { tab: t, job } : null;
-        }, 'the park: parkedJobId on the tab and the job row', 90_000, 250);
-        expect(parked.tab.pid).toBe(tab.row.pid);
-        expect(parked.tab.tmux).toBe(tab.row.tmux);
-        expect(parked.job.sessionId.startsWith(parked.job.jobId as string)).toBe(true);
-        expect(parked.job.spare).toBeUndefined();
-
-        const hop = await until(async () => {
-          const v = await world.option(tab.session, '@fleet-hop');
-          return v.includes('→') ? v : '';
-        }, '@fleet-hop', 30_000);
-        expect(hop).toContain(`${short(tab.sid)} → ${short(parked.job.sessionId)}`);
-
-        const follow = await world.fleet(['follow', tab.sid, '--json']);
-        const chain = (JSON.parse(follow.stdout) as { attached: string; chain: { sessionId: string; alive: boolean; liveness?: string }[] });
-        expect(chain.attached).toBe(parked.job.sessionId);
-        expect(chain.chain.map((r) => [r.sessionId, r.alive])).toEqual([
-          [tab.sid, true],
-          [parked.job.sessionId, true],
-        ]);
-
-        // The job's row gets its status a few seconds after it starts; the status shows that row's.
-        const jobStatus = await until(() => world.rows().find((r) => r.jobId === parked.job.jobId)?.status, 'the job row status', 60_000, 250);
-        const agent = await until(async () => {
+        const jobId = await until(() => newJobDir(world, before), 'the job of the park (its state file)', 90_000, 100);
+        await captureJobState(version, 'starting', world.jobState(jobId));
+        // While the work is parked the Driver's agent segment is never blank: sampled until the job's need shows.
+        const samples: string[] = [];
+        const need = 'approve Bash: ls -la /';
+        const start = 'send a prompt to start';
+        const jobRowOf = () => world.rows().find((r) => r.jobId === jobId && r.kind === 'bg');
+        let waitingAt = 0;
+        let idleSince = 0;
+        let tookUp = true;
+        await until(async () => {
           const v = await world.option(tab.session, '@fleet-agent');
-          return v.includes(jobStatus) ? v : '';
-        }, `@fleet-agent showing the job's ${jobStatus}`, 30_000);
-        expect(agent).toContain(jobStatus);
-        await captureRow(version, '-job', world.rows().find((r) => r.jobId === parked.job.jobId) ?? parked.job);
+          samples.push(v);
+          const job = jobRowOf();
+          if (job?.status === 'waiting' && waitingAt === 0) waitingAt = Date.now();
+          if (waitingAt !== 0) return traits.parks ? v.includes(`! ${need}`) : true;
+          // A job may not take up the turn (2.1.197 was once seen not to): idle, asking for a prompt.
+          if (job?.status === 'idle' && world.jobState(jobId)?.needs === start) {
+            if (idleSince === 0) idleSince = Date.now();
+            if (Date.now() - idleSince > 20_000) {
+              tookUp = false;
+              return true;
+            }
+          } else idleSince = 0;
+          return false;
+        }, traits.parks ? `the Driver's @fleet-agent showing "${need}"` : 'the job waiting', 150_000, 100);
+        expect(samples.filter((v) => v === '')).toEqual([]);
+        const whoWaits = traits.parks ? 'tp' : `job ${jobId}`;
+        const openAttach = async () => {
+          const dash = await openDashboard(world);
+          await dash.select(traits.parks ? /^ {2}tp / : new RegExp(`^ {2}job ${jobId} `));
+          expect(firstTableLine(await dash.screen())).toMatch(traits.parks ? /^ {2}tp / : new RegExp(`^ {2}job ${jobId} · park me: list the root`));
+          await dash.press('Enter');
+          const opened = await attachWindow(world, jobId);
+          expect(opened.session).toBe(traits.parks ? 'op-tp' : 'fleet-jobs');
+          await until(() => dash.gone(), 'the dashboard closed after Enter', 20_000, 200);
+          return opened;
+        };
+        let attach: Awaited<ReturnType<typeof attachWindow>> | null = null;
+        if (tookUp) {
+          timing.note(`park: Left to the job waiting ${seconds(waitingAt - leftAt)}; its need in the Driver's segment ${traits.parks ? `${Date.now() - waitingAt} ms after the job's row` : '(not linked)'}`);
+        } else {
+          // Its wait is Claude Code's "send a prompt to start": shown and listed as such; the prompt is sent in claude attach.
+          timing.note(`park: the job did not take up the turn; it asked for a prompt (Claude Code's "${start}")`);
+          expect((await attention(world)).waiting).toEqual([expect.objectContaining({ who: whoWaits, what: start })]);
+          if (traits.parks) expect(await world.option(tab.session, '@fleet-agent')).toContain(`! ${start}`);
+          attach = await openAttach();
+          await world.typeLine(attach.pane, 'list the root');
+          await until(() => jobRowOf()?.status === 'waiting' && world.jobState(jobId)?.needs === need, 'the job waiting after the prompt', 90_000, 100);
+          if (traits.parks) await until(async () => (await world.option(tab.session, '@fleet-agent')).includes(`! ${need}`), "the Driver's @fleet-agent showing the need", 20_000, 100);
+        }
+        const jobRow = await until(() => jobRowOf(), 'the job row', 30_000, 100);
+        expect(jobRow.waitingFor).toBe('permission prompt');
+        expect(world.jobState(jobId)).toMatchObject({ tempo: 'blocked', needs: need });
+        await captureJobState(version, 'blocked', world.jobState(jobId));
+        await captureRow(version, '-job-waiting', jobRow);
+        const listed = (await attention(world)).waiting;
+        if (traits.parks) {
+          const parked = world.rowOf(tab.sid) as Row;
+          expect(parked.parkedJobId).toBe(jobId);
+          expect(parked.pid).toBe(tab.row.pid);
+          expect(parked.tmux).toBe(tab.row.tmux);
+          expect(jobRow.sessionId.startsWith(jobId)).toBe(true);
+          expect(await world.option(tab.session, '@fleet-hop')).toContain(`${short(tab.sid)} → ${short(jobRow.sessionId)}`);
+          const follow = JSON.parse((await world.fleet(['follow', tab.sid, '--json'])).stdout) as { attached: string; chain: { sessionId: string; alive: boolean; needs: string | null }[] };
+          expect(follow.attached).toBe(jobRow.sessionId);
+          expect(follow.chain.map((r) => [r.sessionId, r.alive])).toEqual([
+            [tab.sid, true],
+            [jobRow.sessionId, true],
+          ]);
+          expect(follow.chain[1]!.needs).toBe(need);
+          expect(listed).toEqual([expect.objectContaining({ who: whoWaits, what: need, target: { kind: 'job', jobId, parkedBy: 'op-tp' } })]);
+          // e, with a background job: claude agents lists the job (and the Driver of ta), not the parked tab.
+          const agents = await expectAgentsLive(world, 2);
+          expect(agents.map((a) => a.pid)).toContain(jobRow.pid);
+          expect(agents.map((a) => a.pid)).not.toContain(tab.row.pid);
+        } else {
+          expect(world.rows().some((r) => r.parkedJobId === jobId)).toBe(false);
+          expect(listed).toEqual([expect.objectContaining({ who: whoWaits, what: need, target: { kind: 'job', jobId, parkedBy: null } })]);
+        }
 
-        // e, with a background job: claude agents lists the job (and the Driver of ta), not the parked tab.
-        const listed = await expectAgentsLive(world, 2);
-        expect(listed.map((a) => a.pid)).toContain(parked.job.pid);
-        expect(listed.map((a) => a.pid)).not.toContain(parked.tab.pid);
+        attach ??= await openAttach();
+        await until(async () => (await world.tmux(['capture-pane', '-p', '-t', attach!.pane])).includes('Do you want to proceed?'), 'the permission prompt in claude attach', 60_000, 250);
+        // 1. Yes, answered in the job's own window.
+        await world.tmux(['send-keys', '-t', attach.pane, 'Enter']);
+        await until(async () => (await world.option('keeper', '@fleet-attention')) === '' && (await attention(world)).waiting.length === 0, 'the wait cleared: no attention', 60_000, 250);
+        if (traits.parks) await until(async () => !(await world.option(tab.session, '@fleet-agent')).includes('!'), "the wait cleared in the Driver's segment", 20_000, 100);
+        // The job finishes its turn: idle, in its row and its state file.
+        await until(() => world.rows().find((r) => r.jobId === jobId)?.status === 'idle' && world.jobState(jobId)?.tempo === 'idle', 'the job idle', 60_000, 250);
+        await captureJobState(version, 'idle', world.jobState(jobId));
+        if (traits.parks) {
+          await until(async () => (await world.option(tab.session, '@fleet-agent')).includes('idle'), "the Driver's segment idle", 20_000, 100);
+          // Where the work goes back to the tab, the hop ends; Claude Code may keep it on the job.
+          const still = world.rowOf(tab.sid)?.parkedJobId === jobId;
+          timing.note(`park: after the job finished, the tab's row ${still ? 'still names the job (no way back in the registry)' : 'names no job: the work came back'}`);
+          if (!still) await until(async () => (await world.option(tab.session, '@fleet-hop')) === '', '@fleet-hop empty after the work came back', 20_000, 100);
+          // b: the tab killed while its job holds the task's work. Its row goes with it.
+          await world.tmux(['kill-session', '-t', `=${tab.session}:`]);
+          await until(() => !world.rowOf(tab.sid), 'the tab row gone', 30_000, 200);
+          expect(world.rows().some((r) => r.jobId === jobId)).toBe(true);
+          const takeover = await world.fleet(['takeover', 'tp', '--as', OTHER]);
+          expect(takeover.exitCode).toBe(9);
+          expect((await world.readTask('tp')).driverSid).toBe(tab.sid);
+        }
+      },
+    );
 
-        // b: the tab killed while its job works on the task. Its row goes with it.
-        await world.tmux(['kill-session', '-t', `=${tab.session}:`]);
-        await until(() => !world.rowOf(tab.sid), 'the tab row gone', 30_000, 200);
-        expect(world.rows().some((r) => r.jobId === parked.job.jobId)).toBe(true);
-        const takeover = await world.fleet(['takeover', 'td', '--as', OTHER]);
-        expect(takeover.exitCode).toBe(9);
-        expect((await world.readTask('td')).driverSid).toBe(tab.sid);
-      });
+    timed(`api error${traits.parks ? ', dashboard job' : ''}: a tab outside any task parked mid-turn whose job gets HTTP 500: attention lists the job with Claude Code's "API unavailable — retry"${traits.parks ? "; its tab gone, Enter on the job's dashboard row opens claude attach in a window; x, y stops it and its row goes" : ''}`, async () => {
+      const tabsBefore = new Set(world.rows().map((r) => r.sessionId));
+      await world.tmux(['new-session', '-d', '-s', 'loose', '-c', world.work, '-x', '200', '-y', '50', world.binary]);
+      const tab = await until(() => world.rows().find((r) => r.kind === 'interactive' && !tabsBefore.has(r.sessionId)), 'the loose tab row', 120_000, 200);
+      const before = jobDirs(world);
+      await world.typeLine('loose', 'api error: read the disk');
+      await until(() => world.rowOf(tab.sessionId)?.status === 'busy', 'the loose tab busy', 60_000, 200);
+      await world.waitForPrompt('loose');
+      await sleep(500);
+      await world.tmux(['send-keys', '-t', '=loose:', 'Left']);
+      const jobId = await until(() => newJobDir(world, before), 'the job of the loose tab', 90_000, 200);
+      const waiter = await until(async () => (await attention(world)).waiting.find((w) => w.who === `job ${jobId}` && w.what.startsWith('API unavailable — retry')), "the job's API error listed by attention", 120_000, 500).catch(
+        async (err: unknown) => {
+          throw new Error(`${String(err)}\n${await whatIsSeen(world, jobId)}`);
+        },
+      );
+      expect(waiter.what).toContain('API Error: 500 scripted failure');
+      expect(world.jobState(jobId)).toMatchObject({ state: 'blocked', tempo: 'blocked' });
+      timing.note(`api error: the job's row says ${world.rows().find((r) => r.jobId === jobId)?.status ?? 'no status'} while its state file says "${String(world.jobState(jobId)?.needs).slice(0, 40)}…"`);
+      await captureJobState(version, 'api-error', world.jobState(jobId));
+      await world.tmux(['kill-session', '-t', '=loose:']);
+      await until(() => !world.rowOf(tab.sessionId), 'the loose tab row gone', 30_000, 200);
+      // The dashboard's Enter and x on a job, once, on the versions whose parks are followed.
+      if (!traits.parks) return;
 
+      // A table line (indented two columns; the bottom line, `job <id> stopped`, is not).
+      const jobLine = new RegExp(`^ {2}job ${jobId} `);
+      const open = await openDashboard(world);
+      await open.select(jobLine);
+      const opened = Date.now();
+      await open.press('Enter');
+      // The tab is gone: the job opens in a new window of @fleet-jobs-session (fleet-jobs).
+      const attach = await attachWindow(world, jobId);
+      timing.note(`dashboard Enter to a running claude attach: ${seconds(Date.now() - opened)}`);
+      expect(attach.session).toBe('fleet-jobs');
+      expect(attach.window).toBe(`job-${jobId}`);
+      // The agent command is @fleet-agent-cmd: the cached binary, exec'd by sh.
+      expect(attach.argv).toEqual([world.binary, 'attach', jobId]);
+      // Enter on a job closes the dashboard.
+      await until(() => open.gone(), 'the dashboard closed after Enter', 20_000, 200);
+
+      const stop = await openDashboard(world);
+      await stop.select(jobLine);
+      await stop.press('x');
+      await until(async () => (await stop.screen()).includes(`stop background job ${jobId}? (y/n)`), 'the stop question', 20_000, 200);
+      await stop.press('y');
+      await until(() => !world.rows().some((r) => r.jobId === jobId), `the registry row of job ${jobId} gone`, 60_000, 250);
+      // The bottom line says so, and no table line shows the job any more.
+      await until(async () => {
+        const lines = (await stop.screen()).split('\n');
+        return lines.some((l) => l.includes(`job ${jobId} stopped`)) && !lines.some((l) => jobLine.test(l));
+      }, `job ${jobId} stopped and gone from the dashboard`, 30_000, 250);
+      await stop.quit();
+    });
+
+    if (traits.parks) {
       timed('/bg: the tab ends and its session closes; the work runs as a job nothing links to the tab, so the owner reads gone', async () => {
         const tab = await world.spawn('tb');
-        await world.typeLine(tab.session, 'write a limerick about panes');
+        await world.typeLine(tab.session, 'hold on: write a limerick about panes');
         await until(() => world.rowOf(tab.sid)?.status === 'busy', 'the tab busy', 60_000, 200);
         const jobsBefore = new Set(world.rows().filter((r) => r.jobId).map((r) => r.jobId));
         await world.typeLine(tab.session, '/bg');
@@ -178,6 +340,9 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
           250,
         );
         expect(job.sessionId.startsWith(job.jobId as string)).toBe(true);
+        // Its request is held by the model server: the job at work.
+        const active = await until(() => (world.jobState(job.jobId as string)?.tempo === 'active' ? world.jobState(job.jobId as string) : undefined), 'the /bg job active', 60_000, 250);
+        await captureJobState(version, 'active', active);
         expect(world.rows().some((r) => r.parkedJobId === job.jobId)).toBe(false);
         const other = await world.fleet(['owner', 'tb', '--as', OTHER]);
         expect(other.stdout).toMatch(new RegExp(`^9 other ${tab.sid} gone`));
@@ -185,67 +350,8 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       });
     }
 
-    if (traits.parks) {
-      timed('16.6 job: a job parked with Left, its tab gone: Enter on its dashboard row opens `claude attach <id>` in a window; x, y stops it and its row goes', async () => {
-        // A Claude Code outside any task, in a session of its own: its job is a row of the dashboard once its tab is gone.
-        await world.tmux(['new-session', '-d', '-s', 'loose', '-c', world.work, '-x', '200', '-y', '50', world.binary]);
-        const tab = await until(() => world.rows().find((r) => r.tmux?.startsWith('loose:') && r.kind !== 'bg'), 'the loose tab row', 120_000, 200);
-        await world.typeLine('loose', 'write a haiku about windows');
-        await until(() => world.rowOf(tab.sessionId)?.status === 'busy', 'the loose tab busy', 60_000, 200);
-        await world.waitForPrompt('loose');
-        await sleep(500);
-        await world.tmux(['send-keys', '-t', '=loose:', 'Left']);
-        const job = await until(() => {
-          const t = world.rowOf(tab.sessionId);
-          return t?.parkedJobId ? world.rows().find((r) => r.jobId === t.parkedJobId && r.kind === 'bg') : undefined;
-        }, 'the park of the loose tab', 90_000, 250);
-        const jobId = job.jobId as string;
-        await world.tmux(['kill-session', '-t', '=loose:']);
-        await until(() => !world.rowOf(tab.sessionId), 'the loose tab row gone', 30_000, 200);
-
-        // A table line (indented two columns; the bottom line, `job <id> stopped`, is not).
-        const jobLine = new RegExp(`^ {2}job ${jobId} `);
-        const open = await openDashboard(world);
-        await open.select(jobLine);
-        const opened = Date.now();
-        await open.press('Enter');
-        // No client is attached: the job opens in a new window of @fleet-jobs-session (fleet-jobs).
-        const attach = await until(async () => {
-          const panes = (await world.tmux(['list-panes', '-a', '-F', '#{session_name}\t#{window_name}\t#{pane_pid}\t#{pane_current_command}'])).split('\n');
-          for (const line of panes) {
-            const [session = '', window = '', pid = '', command = ''] = line.split('\t');
-            // Until sh has exec'd the agent command, the pane runs `/bin/sh -c 'exec …' … attach <id>`.
-            const argv = cmdlineOf(Number(pid));
-            if (argv.join(' ') === `${world.binary} attach ${jobId}` && command === 'claude') return { session, window, command, argv };
-          }
-          return null;
-        }, `a window whose process is ${world.binary} attach ${jobId}`, 30_000, 250);
-        timings.push(`${version} 16.6 Enter to a running claude attach: ${((Date.now() - opened) / 1000).toFixed(1)} s`);
-        expect(attach.session).toBe('fleet-jobs');
-        expect(attach.window).toBe(`job-${jobId}`);
-        // The agent command is @fleet-agent-cmd: the cached binary, exec'd by sh.
-        expect(attach.argv).toEqual([world.binary, 'attach', jobId]);
-        expect(attach.command).toBe('claude');
-        // Enter on a job closes the dashboard.
-        await until(() => open.gone(), 'the dashboard closed after Enter', 20_000, 200);
-
-        const stop = await openDashboard(world);
-        await stop.select(jobLine);
-        await stop.press('x');
-        await until(async () => (await stop.screen()).includes(`stop background job ${jobId}? (y/n)`), 'the stop question', 20_000, 200);
-        await stop.press('y');
-        await until(() => !world.rows().some((r) => r.jobId === jobId), `the registry row of job ${jobId} gone`, 60_000, 250);
-        // The bottom line says so, and no table line shows the job any more.
-        await until(async () => {
-          const lines = (await stop.screen()).split('\n');
-          return lines.some((l) => l.includes(`job ${jobId} stopped`)) && !lines.some((l) => jobLine.test(l));
-        }, `job ${jobId} stopped and gone from the dashboard`, 30_000, 250);
-        await stop.quit();
-      });
-    }
-
     if (traits.resume) {
-      timed('16.4 resume: r on the row of a task whose Driver was killed runs spawn --replace --resume; the task follows (handover reason resume)', async () => {
+      timed('resume: r on the row of a task whose Driver was killed runs spawn --replace --resume; the task follows (handover reason resume)', async () => {
         const tr = await world.spawn('tr');
         await world.typeLine(tr.session, 'write a sonnet about sockets');
         // Something to resume: the conversation's transcript on disk.
@@ -265,21 +371,21 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         // The resumed agent stamped op-tr: the handover spawn recorded names the session it resumed in.
         expect(task.handovers.at(-1)).toMatchObject({ from: tr.sid, reason: 'resume', to: task.driverSid, pane: 'op-tr' });
         expect(task.spawnNonce ?? '').toBe('');
-        timings.push(`${version} 16.4 resumed session id ${task.driverSid === tr.sid ? 'kept' : 'new'}`);
+        timing.note(`resume: resumed session id ${task.driverSid === tr.sid ? 'kept' : 'new'}`);
         await dash.quit();
       });
     }
 
-    timed(`14.6 hookless: with hooks uninstalled, spawn is stamped by process ancestry (owner 0)${traits.hooklessClear ? '; /clear hands the task over (reason clear)' : ''}`, async () => {
+    timed(`hookless: with hooks uninstalled, spawn is stamped by process ancestry (owner 0)${traits.hooklessClear ? '; /clear hands the task over (reason clear)' : ''}`, async () => {
       const un = await world.fleet(['hooks', 'uninstall']);
       expect(un.exitCode).toBe(0);
       expect(readFileSync(join(world.home, '.claude', 'settings.json'), 'utf8')).not.toContain('tmux-fleet');
       const started = Date.now();
       const th = await world.spawn('th');
       const agentStarted = Number(th.row.startedAt);
-      timings.push(
-        `${version} 14.6 hookless spawn to stamp: ${((Date.now() - started) / 1000).toFixed(1)} s` +
-          (Number.isFinite(agentStarted) ? ` (${((Date.now() - agentStarted) / 1000).toFixed(1)} s after the row's startedAt)` : ''),
+      timing.note(
+        `hookless: spawn to stamp: ${seconds(Date.now() - started)}` +
+          (Number.isFinite(agentStarted) ? ` (${seconds(Date.now() - agentStarted)} after the row's startedAt)` : ''),
       );
       // The stamp lands first, the task's fill a moment later (the same stamp code path).
       await until(async () => (await world.readTask('th')).driverSid === th.sid, `task th filled with ${th.sid}`, 30_000, 200);
@@ -303,15 +409,66 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
 
     timed('close: the world closes leaving no process of its HOME (daemon stopped, server killed)', async () => {
       closed = true;
+      await client?.kill();
       await world.claude(['daemon', 'stop', '--any']);
       await world.tmux(['kill-server']).catch(() => '');
-      const left = await until(() => processesWithHome(home).length === 0, `no process with HOME ${home}`, 15_000, 250)
+      const left = await until(() => processesWithHome(home).length === 0, `no process with HOME ${home}`, 30_000, 250)
         .then(() => [])
         .catch(() => processesWithHome(home));
       await world.close();
       expect(left).toEqual([]);
     });
   });
+}
+
+/** The rows, a job's state file and `attention --json`, for a failure's message. */
+async function whatIsSeen(world: ClaudeWorld, jobId: string): Promise<string> {
+  const rows = world.rows().map((r) => JSON.stringify({ pid: r.pid, sid: r.sessionId.slice(0, 8), kind: r.kind, status: r.status, jobId: r.jobId, parkedJobId: r.parkedJobId, spare: r.spare }));
+  const state = world.jobState(jobId);
+  return [
+    `rows:\n  ${rows.join('\n  ')}`,
+    `state of ${jobId}: ${JSON.stringify(state ? { state: state.state, tempo: state.tempo, needs: state.needs } : null)}`,
+    `jobs with a state file: ${[...jobDirs(world)].join(' ')}`,
+    `attention: ${JSON.stringify((await attention(world)).waiting)}`,
+  ].join('\n');
+}
+
+/** The first line of the dashboard's table (the one under the header). */
+function firstTableLine(screen: string): string {
+  const lines = screen.split('\n');
+  return lines[lines.findIndex((l) => /TASK\s+SESSION/.test(l)) + 1] ?? '';
+}
+
+/** `tmux-fleet attention --json`. */
+async function attention(world: ClaudeWorld): Promise<{ waiting: { who: string; what: string; target: Record<string, unknown> }[] }> {
+  const r = await world.fleet(['attention', '--json']);
+  if (r.exitCode !== 0) throw new Error(`attention: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/** The jobs that have a state file (<HOME>/.claude/jobs/<id>/state.json); a warm spare has none until it is handed work. */
+function jobDirs(world: ClaudeWorld): Set<string> {
+  const dir = join(world.home, '.claude', 'jobs');
+  if (!existsSync(dir)) return new Set();
+  return new Set(readdirSync(dir).filter((id) => existsSync(join(dir, id, 'state.json'))));
+}
+
+/** A job whose state file appeared since `before` (a park writes it before the job's row), or ''. */
+function newJobDir(world: ClaudeWorld, before: ReadonlySet<string>): string {
+  return [...jobDirs(world)].find((id) => !before.has(id)) ?? '';
+}
+
+/** The window whose process is `<binary> attach <jobId>` (until sh has exec'd it, the pane runs `/bin/sh -c 'exec …' … attach <id>`). */
+async function attachWindow(world: ClaudeWorld, jobId: string): Promise<{ session: string; window: string; pane: string; argv: string[] }> {
+  return until(async () => {
+    const panes = (await world.tmux(['list-panes', '-a', '-F', '#{session_name}\t#{window_name}\t#{pane_pid}\t#{pane_current_command}\t#{pane_id}'])).split('\n');
+    for (const line of panes) {
+      const [session = '', window = '', pid = '', command = '', pane = ''] = line.split('\t');
+      const argv = cmdlineOf(Number(pid));
+      if (argv.join(' ') === `${world.binary} attach ${jobId}` && command === 'claude') return { session, window, pane, argv };
+    }
+    return null;
+  }, `a window whose process is ${world.binary} attach ${jobId}`, 30_000, 250);
 }
 
 /** Every pid `claude agents --json` lists is live to tmux-fleet; returns the list. */

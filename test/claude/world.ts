@@ -1,9 +1,12 @@
 // The real agent's world: a throw-away HOME that Claude Code starts in offline
-// (onboarding done, the API key approved, the work directory trusted), a private
-// tmux server whose environment carries it, the plugin loaded as a user loads it
-// (run-shell tmux-plugin.tmux: defaults, keys, supervisor), and `hooks install`.
+// (onboarding done, the API key approved, the work directory trusted, default
+// permission mode), a scripted model server it reaches on loopback (real
+// turns: test/fixtures/model-server.mjs), a private tmux server whose
+// environment carries it, the plugin loaded as a user loads it (run-shell
+// tmux-plugin.tmux: defaults, keys, supervisor), and `hooks install`.
 // Everything of it is ended by close(): Claude Code's daemon (it outlives the
-// tmux server), the server, and any process still running with this HOME.
+// tmux server), the server, the model server, and any process still running
+// with this HOME.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -13,6 +16,9 @@ import { execa } from 'execa';
 import { runFleet, sleep, waitFor, type CliResult } from '../helpers/env';
 import { ROOT } from '../helpers/paths';
 import { removeSocketFile } from '../helpers/tmux-server';
+import { signal } from '../helpers/tier';
+import { pidExists } from '../../src/proc';
+import { startModelServer, type ModelServer, type ScriptRule, type TrafficEntry } from '../fixtures/model-server.mjs';
 
 export interface Row {
   pid: number;
@@ -44,18 +50,53 @@ export interface ClaudeWorld {
   spawn(slug: string): Promise<{ session: string; sid: string; row: Row }>;
   option(session: string, name: string): Promise<string>;
   stamp(session: string): Promise<string>;
+  /** The screen of a session's active pane, or of a pane (`%N`). */
   screen(session: string): Promise<string>;
-  /** Waits for the agent's prompt box. */
+  /** Waits for the agent's prompt box (in a session, or a pane `%N`). */
   waitForPrompt(session: string): Promise<void>;
   /** Types text, waits until the prompt shows it, then presses Enter (an Enter sent too early is lost). */
   typeLine(session: string, text: string): Promise<void>;
   rows(): Row[];
   rowOf(sid: string): Row | undefined;
+  /** A job's state file (<HOME>/.claude/jobs/<id>/state.json) as Claude Code wrote it, or undefined. */
+  jobState(jobId: string): Record<string, unknown> | undefined;
+  /** The scripted model server the agent's turns go to. */
+  model: ModelServer;
+  /** A tmux client attached to `session` (in a pane of an outer private server), to see toasts and to be switched. */
+  attachClient(session: string): Promise<WorldClient>;
   readTask(slug: string): Promise<Record<string, any>>;
   /** Processes running (not zombies) with this world's HOME. */
   processes(): { pid: number; comm: string }[];
   close(): Promise<void>;
 }
+
+export interface WorldClient {
+  /** The client's name on the world's server (for switch-client -c, attention --jump --client). */
+  name: string;
+  /** The session the client shows now. */
+  session(): Promise<string>;
+  /** The client's screen; its last line is the status line, where toasts show. */
+  screen(): Promise<string>;
+  kill(): Promise<void>;
+}
+
+/**
+ * What the model server answers, keyed on the prompt's words (a turn is
+ * typed with one of these in it):
+ * - `haiku`: text after 2.5 s (busy, then idle);
+ * - `list the root`: a Bash tool call (`ls -la /`), a permission prompt in default mode;
+ * - `park me`: the tab's request held (so Left parks mid-turn), the job's at once: the tool call;
+ * - `api error`: the tab's request held, then HTTP 500 for the job (it gives up after one retry);
+ * - `hold`: held for two minutes (an agent at work, as offline);
+ * anything else: a short text.
+ */
+export const TIER_SCRIPT: ScriptRule[] = [
+  { match: 'haiku', delayMs: 2500, text: 'Panes split the night' },
+  { match: 'park me', delayMs: 120_000, delayTimes: 1, tool: { name: 'Bash', input: { command: 'ls -la /', description: 'List the root directory' } } },
+  { match: 'api error', delayMs: 120_000, delayTimes: 1, error: { status: 500, type: 'api_error', message: 'scripted failure' } },
+  { match: 'list the root', tool: { name: 'Bash', input: { command: 'ls -la /', description: 'List the root directory' } }, after: 'The root holds the usual directories.' },
+  { match: 'hold', delayMs: 120_000, text: 'held' },
+];
 
 export const CLAUDE_CACHE = process.env.TMUX_FLEET_CLAUDE_CACHE ?? '';
 
@@ -81,6 +122,8 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
   const work = join(home, 'work');
   const registry = join(home, '.claude', 'sessions');
   await mkdir(work, { recursive: true });
+  await mkdir(join(home, '.claude'), { recursive: true });
+  const model = await startModelServer({ script: TIER_SCRIPT });
   const apiKey = `sk-ant-api03-${randomBytes(30).toString('hex')}`;
   await writeFile(
     join(home, '.claude.json'),
@@ -88,8 +131,14 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
       hasCompletedOnboarding: true,
       customApiKeyResponses: { approved: [apiKey.slice(-20)], rejected: [] },
       projects: { [work]: { hasTrustDialogAccepted: true } },
+      // 2.1.333 through a gateway asks once whether auto mode should be the default.
+      hasSeenAutoDefaultNudge: true,
     }),
   );
+  // Default permission mode (2.1.333 defaults to auto mode): a Bash call is a real permission prompt.
+  // The model server in the settings' env too: background jobs of 2.1.197 do not inherit it from the tab.
+  const modelEnv = { ANTHROPIC_BASE_URL: model.url, CLAUDE_CODE_MAX_RETRIES: '1' };
+  await writeFile(join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default' }, env: modelEnv }, null, 2));
   const socket = `fleet-test-${randomBytes(6).toString('hex')}`;
   const agentEnv: Record<string, string> = {
     ...cleanEnv(),
@@ -97,6 +146,7 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
     TMUX_FLEET_HOME: join(home, 'fleet'),
     XDG_STATE_HOME: join(home, '.local', 'state'),
     ANTHROPIC_API_KEY: apiKey,
+    ...modelEnv,
     DISABLE_AUTOUPDATER: '1',
   };
   const tmux = async (args: string[]) => (await execa('tmux', ['-L', socket, ...args], { env: agentEnv, extendEnv: false })).stdout;
@@ -107,6 +157,7 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
   });
   const serverPid = Number(await tmux(['display-message', '-p', '#{pid}']));
   const fleetEnv = { ...agentEnv, TMUX_FLEET_SOCKET: socket, TMUX: undefined, TMUX_PANE: undefined, CLAUDE_CONFIG_DIR: undefined, TMUX_FLEET_REGISTRY: undefined };
+  const outers: string[] = [];
   const world: ClaudeWorld = {
     version,
     binary,
@@ -115,6 +166,7 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
     registry,
     socket,
     tmux,
+    model,
     fleet: (args, env = {}) => runFleet(args, { env: { ...fleetEnv, ...env }, cwd: work }),
     async claude(args) {
       const r = await execa(binary, args, { env: agentEnv, extendEnv: false, cwd: work, reject: false, timeout: 60_000, input: '' });
@@ -134,7 +186,7 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
       return String(r.stdout);
     },
     stamp: (session) => world.option(session, '@claude_session_id'),
-    screen: (session) => tmux(['capture-pane', '-p', '-t', `=${session}:`]),
+    screen: (session) => tmux(['capture-pane', '-p', '-t', paneTarget(session)]),
     async waitForPrompt(session) {
       // The input box: a prompt character between two rules.
       await waitFor(async () => /─{20,}\n\s*[❯>]/.test(await world.screen(session)), `the prompt of ${session}`, 120_000, 250);
@@ -142,14 +194,14 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
     async typeLine(session, text) {
       await world.waitForPrompt(session);
       for (let attempt = 0; ; attempt++) {
-        await tmux(['send-keys', '-t', `=${session}:`, '-l', text]);
+        await tmux(['send-keys', '-t', paneTarget(session), '-l', text]);
         const shown = await waitFor(async () => (await world.screen(session)).includes(text), `"${text}" in the prompt`, 10_000, 100).catch(() => false);
         if (shown) break;
         if (attempt === 3) throw new Error(`${session} never showed "${text}": ${await world.screen(session)}`);
-        await tmux(['send-keys', '-t', `=${session}:`, 'C-u']);
+        await tmux(['send-keys', '-t', paneTarget(session), 'C-u']);
       }
       await sleep(500);
-      await tmux(['send-keys', '-t', `=${session}:`, 'Enter']);
+      await tmux(['send-keys', '-t', paneTarget(session), 'Enter']);
     },
     rows() {
       const out: Row[] = [];
@@ -169,25 +221,62 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
       return out;
     },
     rowOf: (sid) => world.rows().find((r) => r.sessionId === sid),
+    jobState(jobId) {
+      try {
+        return JSON.parse(readFileSync(join(home, '.claude', 'jobs', jobId, 'state.json'), 'utf8')) as Record<string, unknown>;
+      } catch {
+        return undefined;
+      }
+    },
+    async attachClient(session) {
+      const outer = `fleet-test-outer-${randomBytes(6).toString('hex')}`;
+      outers.push(outer);
+      const before = new Set((await tmux(['list-clients', '-F', '#{client_name}'])).split('\n').filter(Boolean));
+      await execa('tmux', ['-L', outer, '-f', '/dev/null', 'new-session', '-d', '-s', 'view', '-x', '200', '-y', '14', `env -u TMUX tmux -L ${socket} attach-session -t '=${session}:'`], {
+        env: agentEnv,
+        extendEnv: false,
+      });
+      await execa('tmux', ['-L', outer, 'set-option', '-t', '=view:', 'status', 'off'], { env: agentEnv, extendEnv: false });
+      const name = await until(async () => (await tmux(['list-clients', '-F', '#{client_name}'])).split('\n').find((c) => c && !before.has(c)), `a client attached to ${session}`, 20_000, 100);
+      return {
+        name,
+        session: async () => (await tmux(['display-message', '-p', '-c', name, '#{session_name}'])).trim(),
+        screen: async () => (await execa('tmux', ['-L', outer, 'capture-pane', '-p', '-t', '=view:'], { env: agentEnv, extendEnv: false })).stdout,
+        async kill() {
+          await execa('tmux', ['-L', outer, 'kill-server'], { reject: false });
+          await removeSocketFile(outer);
+        },
+      };
+    },
     async readTask(slug) {
       return JSON.parse(await readFile(join(home, 'fleet', 'tasks', slug, 'task.json'), 'utf8'));
     },
     processes: () => processesWithHome(home),
     async close() {
+      for (const outer of outers.splice(0)) {
+        await execa('tmux', ['-L', outer, 'kill-server'], { reject: false });
+        await removeSocketFile(outer);
+      }
       // Claude Code's daemon and its spares outlive the tmux server: its own stop first.
       await world.claude(['daemon', 'stop', '--any']).catch(() => undefined);
       await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
-      const serverGone = await waitFor(() => !pidRunning(serverPid), 'tmux server gone', 5000).catch(() => false);
+      await model.close();
+      const serverGone = await waitFor(() => !pidExists(serverPid), 'tmux server gone', 5000).catch(() => false);
       if (serverGone === false) signal(serverPid, 'SIGKILL');
       await removeSocketFile(socket);
       // bg-pty-host processes leave a moment after the daemon; anything still here after that is killed.
-      const quiet = await waitFor(() => world.processes().length === 0, `no process with HOME ${home}`, 15_000, 250).catch(() => false);
+      const quiet = await waitFor(() => world.processes().length === 0, `no process with HOME ${home}`, 30_000, 250).catch(() => false);
       if (quiet === false) for (const p of world.processes()) signal(p.pid, 'SIGKILL');
       await rm(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
   try {
     await tmux(['set-option', '-g', '@fleet-agent-cmd', binary]);
+    // The status line a user puts the tokens in, before the plugin rewrites them; toasts stay long enough to be read.
+    await tmux(['set-option', '-g', 'status-left', '[#{fleet_owner}][#{fleet_hop}][#{fleet_agent}][#{fleet_attention}] ']);
+    await tmux(['set-option', '-g', 'status-left-length', '150']);
+    await tmux(['set-option', '-g', 'status-right', '']);
+    await tmux(['set-option', '-g', '@fleet-message-time', '8000']);
     await tmux(['run-shell', join(ROOT, 'tmux-plugin.tmux')]);
     const hooks = await world.fleet(['hooks', 'install']);
     if (hooks.exitCode !== 0) throw new Error(`hooks install: ${hooks.stderr}`);
@@ -198,33 +287,24 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
   return world;
 }
 
-function pidRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** A tmux target: a pane id (`%N`) as it is, a session name exactly (`=<name>:`). */
+const paneTarget = (sessionOrPane: string) => (sessionOrPane.startsWith('%') ? sessionOrPane : `=${sessionOrPane}:`);
 
-function signal(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig);
-  } catch {
-    /* already gone */
-  }
-}
 
-/** Running processes (zombies left out: they are gone) whose environment has HOME=home. */
-export function processesWithHome(home: string): { pid: number; comm: string }[] {
-  const found: { pid: number; comm: string }[] = [];
+
+/** Running processes (zombies left out: they are gone) whose environment has HOME=home, with their command lines. */
+export function processesWithHome(home: string): { pid: number; comm: string; args?: string }[] {
+  const found: { pid: number; comm: string; args?: string }[] = [];
   for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const state = stat.charAt(stat.lastIndexOf(')') + 2);
       if (state === 'Z' || state === 'X') continue;
       const env = readFileSync(`/proc/${name}/environ`, 'utf8').split('\0');
-      if (env.includes(`HOME=${home}`)) found.push({ pid: Number(name), comm: readFileSync(`/proc/${name}/comm`, 'utf8').trim() });
+      if (env.includes(`HOME=${home}`)) {
+        const args = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ').trim().slice(0, 160);
+        found.push({ pid: Number(name), comm: readFileSync(`/proc/${name}/comm`, 'utf8').trim(), args });
+      }
     } catch {
       /* gone meanwhile */
     }
@@ -248,10 +328,33 @@ export async function livenessOf(world: ClaudeWorld, sid: string): Promise<{ pid
  * (replace the machine's values, such as the machine id and paths, before keeping one).
  */
 export async function captureRow(version: string, suffix: string, row: Row): Promise<void> {
+  await capture(`real-row-${version}${suffix}.json`, row);
+}
+
+/** The same for a job's state file: <dir>/real-job-state-<version>-<suffix>.json (test/fixtures/real-job-state-*.json). */
+export async function captureJobState(version: string, suffix: string, state: Record<string, unknown> | undefined): Promise<void> {
+  if (state) await capture(`real-job-state-${version}-${suffix}.json`, state);
+}
+
+async function capture(name: string, value: unknown): Promise<void> {
   const dir = process.env.TMUX_FLEET_CLAUDE_CAPTURE;
   if (!dir) return;
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, `real-row-${version}${suffix}.json`), `${JSON.stringify(row)}\n`);
+  await writeFile(join(dir, name), `${JSON.stringify(value)}\n`);
+}
+
+/** The requests the agent sent, in order, one line each (method, path, model, stream, tools, what it got), for the tier's output. */
+export function describeTraffic(traffic: readonly TrafficEntry[]): string[] {
+  return traffic.map((t) => {
+    const parts = [t.method, t.path];
+    if (t.model) parts.push(t.model);
+    if (t.stream !== undefined) parts.push(t.stream ? 'stream' : 'no-stream');
+    if (t.tools) parts.push(t.tools.length > 0 ? `tools=${t.tools.length}${t.tools.includes('Bash') ? '(Bash…)' : ''}` : 'no tools');
+    if (t.toolResult) parts.push('tool_result');
+    if (t.prompt) parts.push(JSON.stringify(t.prompt.slice(0, 40)));
+    if (t.answer) parts.push(`-> ${t.answer}`);
+    return parts.join(' ');
+  });
 }
 
 /** waitFor whose answer is never empty (it polls until there is one). */

@@ -1,11 +1,9 @@
 // The built helper (scripts/build.mjs): plain files (a small entry, the fast
-// bundle with its code cache, the full CLI), the heavy dependencies in files of
-// their own that only the commands using them read, stack traces that name src/
-// under TMUX_FLEET_DEBUG=1, and a code cache used only when it is the user's alone.
-// What a command loads is counted from the process itself, never from wall time.
-import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { chmod, chown, cp, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+// bundle, the full CLI), the heavy dependencies in files of their own that only
+// the commands using them read, and stack traces that name src/ under
+// TMUX_FLEET_DEBUG=1. What a command loads is counted from the process itself,
+// never from wall time.
+import { cp, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,14 +12,7 @@ import { FLEET_BIN, ROOT } from '../helpers/paths';
 import { startServer, type TestServer } from '../helpers/tmux-server';
 
 const DIST = join(ROOT, 'dist');
-const DEPS = ['execa', 'jsonc-parser', 'yargs'];
-
-/** The fast bundle the entry names (fast-<hash>.cjs); a rebuild may leave older ones for a while. */
-async function fastBundleName(dist = DIST): Promise<string> {
-  const m = /fast-[A-Z0-9]+\.cjs/.exec(await readFile(join(dist, 'tmux-fleet.cjs'), 'utf8'));
-  expect(m).not.toBeNull();
-  return m![0];
-}
+const DEPS = ['execa', 'jsonc-parser', 'smol-toml', 'yargs'];
 
 let fenv: FleetEnv;
 let server: TestServer;
@@ -47,55 +38,36 @@ async function filesUnder(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)));
 }
 
-/** A copy of dist/ to plant in or cut short: the real one is shared by every test. */
+/** A copy of dist/ to cut short: the real one is shared by every test. */
 async function distCopy(): Promise<string> {
   const dir = join(fenv.root, `dist-${Date.now()}-${Math.random().toString(16).slice(2, 8)}`);
   await cp(DIST, dir, { recursive: true });
-  await chmod(dir, 0o755);
   return dir;
 }
 
 /**
  * What a helper process loaded, recorded at its exit by a preload: the files it
- * required (its module cache, relative to dist/), each bundle it compiled through
- * node:vm with a code cache and whether V8 took the cache, and the built-in
- * modules Node loaded.
+ * required (its module cache, relative to dist/) and the built-in modules Node loaded.
  */
-async function loaded(
-  args: string[],
-  env: Record<string, string> = {},
-  bin = FLEET_BIN,
-): Promise<{ exitCode: number; stdout: string; files: string[]; cached: { file: string; rejected: boolean | undefined }[]; modules: string[] }> {
-  const dist = dirname(bin);
+async function loaded(args: string[]): Promise<{ exitCode: number; stdout: string; files: string[]; modules: string[] }> {
   const preload = join(fenv.root, 'record-loaded.cjs');
   const list = join(fenv.root, `loaded-${args[0]}-${Date.now()}.json`);
   await writeFile(
     preload,
-    `const vm = require('node:vm');
-const cached = [];
-vm.Script = class extends vm.Script {
-  constructor(code, options) {
-    super(code, options);
-    if (options && options.cachedData) cached.push({ file: options.filename, rejected: this.cachedDataRejected });
-  }
-};
-process.on('exit', () => require('node:fs').writeFileSync(process.env.FLEET_TEST_LOADED, JSON.stringify({ files: Object.keys(require.cache), cached, modules: process.moduleLoadList })));
-`,
+    `process.on('exit', () => require('node:fs').writeFileSync(process.env.FLEET_TEST_LOADED, JSON.stringify({ files: Object.keys(require.cache), modules: process.moduleLoadList })));\n`,
   );
-  const r = await runFleet(args, { env: { ...fenv.env, ...env, FLEET_TEST_LOADED: list, NODE_OPTIONS: `--require ${preload}` }, bin });
-  const seen = JSON.parse(await readFile(list, 'utf8')) as { files: string[]; cached: { file: string; rejected: boolean | undefined }[]; modules: string[] };
-  const files = seen.files.filter((f) => f !== preload).map((f) => relative(dist, f));
-  return { exitCode: r.exitCode, stdout: r.stdout, files, cached: seen.cached.map((c) => ({ ...c, file: relative(dist, c.file) })), modules: seen.modules };
+  const r = await runFleet(args, { env: { ...fenv.env, FLEET_TEST_LOADED: list, NODE_OPTIONS: `--require ${preload}` } });
+  const seen = JSON.parse(await readFile(list, 'utf8')) as { files: string[]; modules: string[] };
+  const files = seen.files.filter((f) => f !== preload).map((f) => relative(DIST, f));
+  return { exitCode: r.exitCode, stdout: r.stdout, files, modules: seen.modules };
 }
 
 describe('the bundle', () => {
-  it('is plain files: a small entry, the fast bundle and its code cache, the full CLI, each heavy dependency, a source map for each', async () => {
-    const fast = await fastBundleName();
-    // Layouts of earlier builds, and fast bundles of earlier builds, may linger for a while after a rebuild (scripts/build.mjs removes them).
-    const files = (await filesUnder(DIST)).filter((f) => !f.endsWith('.tmp') && !f.startsWith('chunks/') && f !== 'tmux-fleet.mjs' && !(f.startsWith('fast-') && !f.startsWith(fast)));
-    const code = ['tmux-fleet.cjs', 'cli.cjs', fast, ...DEPS.map((d) => `deps/${d}.cjs`)];
+  it('is plain files: a small entry, the fast bundle, the full CLI, each heavy dependency, a source map for each', async () => {
+    const files = (await filesUnder(DIST)).filter((f) => !f.endsWith('.tmp'));
+    const code = ['tmux-fleet.cjs', 'fast.cjs', 'cli.cjs', ...DEPS.map((d) => `deps/${d}.cjs`)];
     // built-from: what the build was made from (docs/status.md#updates).
-    expect(files.sort()).toEqual([...code, ...code.map((f) => `${f}.map`), `${fast}.cache`, 'built-from'].sort());
+    expect(files.sort()).toEqual([...code, ...code.map((f) => `${f}.map`), 'built-from'].sort());
 
     const text = await readFile(FLEET_BIN, 'utf8');
     expect(text.startsWith('#!/usr/bin/env node\n')).toBe(true);
@@ -103,14 +75,10 @@ describe('the bundle', () => {
     expect(text).not.toMatch(/^import /m);
     for (const f of code) {
       const js = await readFile(join(DIST, f), 'utf8');
-      // ASCII only: the entry reads the fast bundle as latin1 (src/cli/load-bundle.ts).
-      expect(js, f).not.toMatch(/[^\x00-\x7f]/);
-      // No code stored as encoded text: the earlier build kept execa and yargs as base64 runs of 40,000 characters.
+      // Readable code: no run of encoded text (a base64 blob) that a reader or a stack trace cannot follow.
       expect(js.match(/[A-Za-z0-9+/=]{1000,}/g), f).toBeNull();
       expect(js.trimEnd().endsWith(`//# sourceMappingURL=${f.split('/').pop()}.map`), f).toBe(true);
     }
-    // The cache is the user's alone, or the entry would not use it.
-    expect((await stat(join(DIST, `${fast}.cache`))).mode & 0o022).toBe(0);
   });
 
   it('each file holds what it should: the entry no dependency, the bundles src/ and zod, each dependency its own', async () => {
@@ -120,7 +88,7 @@ describe('the bundle', () => {
     expect(entry).toContain('src/cli/bin.ts');
     expect(entry.filter((s) => s.startsWith('node_modules/'))).toEqual([]);
     const cli = await sources('cli.cjs');
-    const fast = await sources(await fastBundleName());
+    const fast = await sources('fast.cjs');
     for (const [bundle, main] of [[cli, 'src/cli/main.ts'], [fast, 'src/cli/fast.ts']] as const) {
       expect(bundle).toContain(main);
       expect(bundle.some((s) => s.startsWith('node_modules/zod/'))).toBe(true);
@@ -128,22 +96,25 @@ describe('the bundle', () => {
     }
     // The fast bundle holds the fast commands only.
     expect(fast).toEqual(expect.arrayContaining(['src/cli/owner.ts', 'src/cli/stamp.ts', 'src/cli/sid-of-pane.ts']));
-    expect(fast.filter((s) => /^src\/(cli\/(spawn|tasks|doctor|yargs-cli|main)|status\/)/.test(s))).toEqual([]);
+    expect(fast.filter((s) => /^src\/(cli\/(spawn|tasks|doctor|help|main)|status\/)/.test(s))).toEqual([]);
     for (const d of DEPS) expect((await sources(`deps/${d}.cjs`)).some((s) => s.startsWith(`node_modules/${d}/`)), d).toBe(true);
   });
 
-  it('owner on a decided task runs the fast bundle from its code cache, which V8 takes, and reads no other file', async () => {
+  it('owner on a decided task reads the entry and the fast bundle, and no other file', async () => {
     const r = await loaded(OWNER_DECIDED);
     expect([r.exitCode, r.stdout]).toEqual([0, '0 owner (task decided: you are its Driver)']);
-    expect(r.files).toEqual(['tmux-fleet.cjs']);
-    expect(r.cached).toEqual([{ file: await fastBundleName(), rejected: false }]);
+    expect(r.files.sort()).toEqual(['fast.cjs', 'tmux-fleet.cjs']);
   });
 
   it('a command that uses them reads them: the check above can fail', async () => {
-    // tasks goes to the full CLI, through yargs, and runs tmux through execa (and edits no settings.json: no jsonc-parser).
+    // tasks goes to the full CLI and runs tmux through execa (and edits no settings.json: no jsonc-parser; prints no help: no yargs).
     const r = await loaded(['tasks']);
     expect(r.exitCode).toBe(0);
-    expect(r.files.sort()).toEqual(['cli.cjs', 'deps/execa.cjs', 'deps/yargs.cjs', 'tmux-fleet.cjs']);
+    expect(r.files.sort()).toEqual(['cli.cjs', 'deps/execa.cjs', 'fast.cjs', 'tmux-fleet.cjs']);
+    // Help is laid out by yargs, and runs nothing else.
+    const help = await loaded(['tasks', '--help']);
+    expect(help.exitCode).toBe(0);
+    expect(help.files.sort()).toEqual(['cli.cjs', 'deps/yargs.cjs', 'fast.cjs', 'tmux-fleet.cjs']);
   });
 
   it('owner on a decided task loads no child_process, no streams, no fs/promises, no readline', async () => {
@@ -161,19 +132,14 @@ describe('the bundle', () => {
 
   it('a build cut short (the full CLI or the fast bundle missing): one line that says to build again, exit 1, no stack', async () => {
     const dist = await distCopy();
-    const fast = await fastBundleName(dist);
     await rm(join(dist, 'cli.cjs'));
     const tasks = await runFleet(['tasks'], { env: fenv.env, bin: join(dist, 'tmux-fleet.cjs') });
     expect(tasks).toEqual({ exitCode: 1, stdout: '', stderr: `tmux-fleet: the helper in ${dist} is incomplete (Cannot find module '${join(dist, 'cli.cjs')}'); build it again: npm run build` });
     // The fast commands do not need the full CLI.
     expect(await runFleet(OWNER_DECIDED, { env: fenv.env, bin: join(dist, 'tmux-fleet.cjs') })).toEqual(OWNER_ANSWER);
-    await rm(join(dist, fast));
+    await rm(join(dist, 'fast.cjs'));
     const owner = await runFleet(OWNER_DECIDED, { env: fenv.env, bin: join(dist, 'tmux-fleet.cjs') });
-    expect([owner.exitCode, owner.stdout]).toEqual([1, '']);
-    // Read with its cache (ENOENT on open) or without (require: Cannot find module): either way it is named.
-    expect(owner.stderr).toBe(owner.stderr.split('\n')[0]);
-    expect(owner.stderr.startsWith(`tmux-fleet: the helper in ${dist} is incomplete (`)).toBe(true);
-    expect(owner.stderr.endsWith(`${join(dist, fast)}'); build it again: npm run build`)).toBe(true);
+    expect(owner).toEqual({ exitCode: 1, stdout: '', stderr: `tmux-fleet: the helper in ${dist} is incomplete (Cannot find module '${join(dist, 'fast.cjs')}'); build it again: npm run build` });
   });
 
   it('run through a symlink (ln -s into ~/.local/bin), the helper finds its dependencies', async () => {
@@ -196,8 +162,8 @@ describe('stack traces under TMUX_FLEET_DEBUG=1', () => {
   }
 
   it.each([
-    ['owner (the fast bundle, loaded without its code cache)', OWNER_DECIDED, ['src/cli/fast.ts:']],
-    ['tasks (the full CLI, through yargs, from its own file)', ['tasks'], ['src/cli/yargs-cli.ts:']],
+    ['owner (the fast bundle)', OWNER_DECIDED, ['src/cli/fast.ts:']],
+    ['tasks (the full CLI, from its own file)', ['tasks'], ['src/cli/main.ts:']],
   ])('an internal error in %s: the stack names src/cli/run.ts at the line that threw, then where to report it', async (_what, args, alsoNamed) => {
     const r = await runFleet(args, { env: { ...fenv.env, TMUX_FLEET_DEBUG: '1', TMUX_FLEET_DEBUG_THROW: args[0]! } });
     expect(r.exitCode).toBe(1);
@@ -220,119 +186,6 @@ describe('stack traces under TMUX_FLEET_DEBUG=1', () => {
   it('without TMUX_FLEET_DEBUG=1 the hook does nothing', async () => {
     const r = await runFleet(OWNER_DECIDED, { env: { ...fenv.env, TMUX_FLEET_DEBUG_THROW: 'owner' } });
     expect(r).toEqual(OWNER_ANSWER);
-  });
-});
-
-describe('no code cache in $XDG_CACHE_HOME', () => {
-  it('a V8 code cache planted in $XDG_CACHE_HOME/tmux-fleet is never run', async () => {
-    // As a probe did against the earlier build (which compiled itself from a string with a
-    // cache kept there): V8 checks little more than the source's length, so a cache made from
-    // another script of the same length runs that script. Planted under the names that build used.
-    const cacheHome = join(fenv.root, 'planted-cache');
-    const dir = join(cacheHome, 'tmux-fleet');
-    await mkdir(dir, { recursive: true });
-    const marker = join(fenv.root, 'planted-code-ran');
-    const text = await readFile(FLEET_BIN, 'utf8');
-    const shapes = [text, text.replace(/^#!.*\n/, '')].map((t) => `(function (exports, require, module, __filename, __dirname) {${t}\n})`);
-    for (const shape of shapes) {
-      const evil = `(function (exports, require) { require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran'); })`;
-      const padded = `${evil}/*${' '.repeat(shape.length - evil.length - 4)}*/`;
-      expect(padded.length).toBe(shape.length);
-      const id = createHash('sha256').update(shape).digest('hex').slice(0, 16);
-      const file = join(dir, `code-${id}-${process.version}-${process.arch}.bin`);
-      // Made by the same node binary, with the same flags, as the helper runs.
-      const made = spawnSync(process.execPath, ['-e', `const {Script}=require('node:vm');const fs=require('node:fs');fs.writeFileSync(${JSON.stringify(file)}, new Script(fs.readFileSync(0,'utf8')).createCachedData())`], { input: padded });
-      expect(made.status, String(made.stderr)).toBe(0);
-    }
-    const planted = (await readdir(dir)).sort();
-    expect(planted).toHaveLength(2);
-
-    const env = { ...fenv.env, XDG_CACHE_HOME: cacheHome };
-    const version = await runFleet(['--version'], { env });
-    expect([version.exitCode, version.stderr]).toEqual([0, '']);
-    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+/);
-    expect(await runFleet(OWNER_DECIDED, { env })).toEqual(OWNER_ANSWER);
-    expect((await runFleet(['tasks'], { env })).exitCode).toBe(0);
-    await expect(stat(marker)).rejects.toMatchObject({ code: 'ENOENT' });
-    // Nothing written there either.
-    expect((await readdir(dir)).sort()).toEqual(planted);
-  });
-});
-
-describe("the fast bundle's code cache (docs/budgets.md#the-code-cache)", () => {
-  /**
-   * Replaces the cache with one made from other code of the same length as the
-   * bundle the entry compiles (Node's wrapper around its text): V8 checks little
-   * more than that length, so the other code runs. Returns the marker it writes.
-   */
-  async function plantOtherCode(dist: string): Promise<string> {
-    const fast = await fastBundleName(dist);
-    const marker = join(dist, 'planted-code-ran');
-    const wrapped = `(function (exports, require, module, __filename, __dirname) { ${await readFile(join(dist, fast), 'latin1')}\n});`;
-    const other = `(function (exports, require) { require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran'); })`;
-    const padded = `${other}/*${' '.repeat(wrapped.length - other.length - 4)}*/`;
-    expect(padded.length).toBe(wrapped.length);
-    const cache = join(dist, `${fast}.cache`);
-    const made = spawnSync(process.execPath, ['-e', `const {Script}=require('node:vm');const fs=require('node:fs');fs.writeFileSync(${JSON.stringify(cache)}, new Script(fs.readFileSync(0,'latin1')).createCachedData())`], {
-      input: padded,
-      env: { PATH: process.env.PATH },
-    });
-    expect(made.status, String(made.stderr)).toBe(0);
-    await chmod(cache, 0o644);
-    return marker;
-  }
-
-  const ran = async (marker: string) => (await stat(marker).then(() => true, () => false));
-
-  it('a cache V8 refuses (corrupt, or made by another Node) costs only time: owner answers the same', async () => {
-    const dist = await distCopy();
-    const fast = await fastBundleName(dist);
-    await writeFile(join(dist, `${fast}.cache`), Buffer.alloc(4096, 7), { mode: 0o644 });
-    const r = await loaded(OWNER_DECIDED, {}, join(dist, 'tmux-fleet.cjs'));
-    expect([r.exitCode, r.stdout]).toEqual([0, OWNER_ANSWER.stdout]);
-    expect(r.cached).toEqual([{ file: fast, rejected: true }]);
-  });
-
-  it('a cache that is the user\'s alone decides what runs: planted there, other code runs (why the checks below matter)', async () => {
-    const dist = await distCopy();
-    const marker = await plantOtherCode(dist);
-    await runFleet(OWNER_DECIDED, { env: fenv.env, bin: join(dist, 'tmux-fleet.cjs') });
-    expect(await ran(marker)).toBe(true);
-  });
-
-  it.each([
-    ['the cache is writable by group and others', { file: 0o666, dir: 0o755 }],
-    ['the cache is writable by group', { file: 0o664, dir: 0o755 }],
-    ['its directory is writable by others', { file: 0o644, dir: 0o757 }],
-    ['its directory is writable by group', { file: 0o644, dir: 0o775 }],
-  ])('never used when %s: the bundle is compiled from its text and owner answers', async (_what, modes) => {
-    const dist = await distCopy();
-    const marker = await plantOtherCode(dist);
-    await chmod(join(dist, `${await fastBundleName(dist)}.cache`), modes.file);
-    await chmod(dist, modes.dir);
-    const r = await loaded(OWNER_DECIDED, {}, join(dist, 'tmux-fleet.cjs'));
-    expect([r.exitCode, r.stdout]).toEqual([0, OWNER_ANSWER.stdout]);
-    expect(r.cached).toEqual([]);
-    expect(await ran(marker)).toBe(false);
-  });
-
-  it.runIf(process.getuid?.() === 0)('never used when another user owns it (as root: a cache owned by nobody)', async () => {
-    const dist = await distCopy();
-    const marker = await plantOtherCode(dist);
-    await chown(join(dist, `${await fastBundleName(dist)}.cache`), 65534, 65534);
-    const r = await loaded(OWNER_DECIDED, {}, join(dist, 'tmux-fleet.cjs'));
-    expect([r.exitCode, r.stdout]).toEqual([0, OWNER_ANSWER.stdout]);
-    expect(r.cached).toEqual([]);
-    expect(await ran(marker)).toBe(false);
-  });
-
-  it('never used under TMUX_FLEET_DEBUG=1 (it has no source map)', async () => {
-    const dist = await distCopy();
-    const marker = await plantOtherCode(dist);
-    const r = await loaded(OWNER_DECIDED, { TMUX_FLEET_DEBUG: '1' }, join(dist, 'tmux-fleet.cjs'));
-    expect([r.exitCode, r.stdout]).toEqual([0, OWNER_ANSWER.stdout]);
-    expect(r.cached).toEqual([]);
-    expect(await ran(marker)).toBe(false);
   });
 });
 

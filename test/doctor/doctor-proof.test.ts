@@ -126,7 +126,7 @@ describe('doctor --session: an agent that is not Claude Code', () => {
     const out = lines(r.stdout);
     expect(out).toContainEqual(expect.stringMatching(/^✔ hook: /));
     expect(out).toContainEqual(
-      '✖ stamp: demo1 carries no @claude_session_id, and no Claude Code runs under its panes — fix: any CLI agent that is not Claude Code becomes a Driver when tmux-fleet stamp --sid <id> runs inside demo1 (docs/ownership.md#the-stamp)',
+      '✖ stamp: demo1 carries no @claude_session_id, and no Claude Code, Codex CLI or Gemini CLI runs under its panes — fix: any other CLI agent becomes a Driver when tmux-fleet stamp --sid <id> runs inside demo1 (docs/ownership.md#the-stamp)',
     );
     expect(r.stdout).not.toContain('install the hook');
 

@@ -42,7 +42,7 @@ beforeAll(async () => {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const now = new Date().toISOString();
   await writeFile(join(dir, 'task.json'), JSON.stringify({ slug: 'demo', driverSid: TAB, driverPane: 'op-demo', createdAt: now, updatedAt: now }), { mode: 0o600 });
-  await type('/park e9e4ae8e waiting approve Bash');
+  await type('/park e9e4ae8e waiting permission prompt');
   await waitFor(async () => (await rows()).some((r) => r.jobId === 'e9e4ae8e' && r.status === 'waiting'), 'the job row');
 });
 
@@ -103,7 +103,7 @@ describe('doctor', () => {
       expect.stringMatching(new RegExp(`^✔ agent: pid ${tab.pid} \\(node, started [^)]+\\) under pane %\\d+ holds session 10e378ef, matches the stamp$`)),
       '✔ task demo: op-demo is its Driver (0 owner)',
       '✔ attach target: 10e3 → e9e4 (that tab has parked its work on background job e9e4ae8e)',
-      `✔ agent: waiting: approve Bash (from the job's row, pid ${job.pid})`,
+      `✔ agent: waiting: permission prompt (from the job's row, pid ${job.pid})`,
       `✔ socket: …/stand-in-${job.pid}.sock reachable (the job's socket)`,
     ]);
     expect(r.exitCode).toBe(0);

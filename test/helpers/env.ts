@@ -41,6 +41,9 @@ export async function makeFleetEnv(socketName?: string): Promise<FleetEnv> {
     TMUX_FLEET_REGISTRY: registry,
     CLAUDE_CONFIG_DIR: claudeDir,
     TMUX_FLEET_BIN: FLEET_BIN,
+    // The other agents' homes, never the user's (not made: `hooks` then leaves them out).
+    CODEX_HOME: join(d.path, 'codex'),
+    GEMINI_CLI_HOME: join(d.path, 'gemini-home'),
   };
   if (socketName) env.TMUX_FLEET_SOCKET = socketName;
   return { root: d.path, home, registry, claudeDir, env, cleanup: d.cleanup };

@@ -19,6 +19,8 @@ export const CALLER_ENV_VARS = [
   'TMUX_FLEET_BUILD_CMD',
   'CLAUDE_CONFIG_DIR',
   'CLAUDE_CODE_SESSION_ID',
+  'CODEX_HOME',
+  'GEMINI_CLI_HOME',
 ] as const;
 
 /**

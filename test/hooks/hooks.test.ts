@@ -40,7 +40,7 @@ describe('hooks install', () => {
 
     const first = await hooks('install');
     expect(first.exitCode).toBe(0);
-    expect(first.stdout).toMatch(/^added the SessionStart hook .* \(backup: .*settings\.json\.bak-\d{8}T\d{6}Z\)$/);
+    expect(first.stdout).toMatch(/^claude: added the SessionStart hook .* \(backup: .*settings\.json\.bak-\d{8}T\d{6}Z\)$/);
 
     const after = await readJson();
     const { hooks: h1, ...rest } = after;
@@ -65,7 +65,7 @@ describe('hooks install', () => {
     await writeFile(settings, original, { mode: 0o600 });
     const r = await hooks('install', ['--json']);
     expect(r.exitCode).toBe(0);
-    const out = JSON.parse(r.stdout);
+    const out = JSON.parse(r.stdout).agents[0];
     expect(out).toMatchObject({ action: 'install', change: 'added', installed: true, command: ourCommand });
     expect(await readFile(out.backup, 'utf8')).toBe(original);
     expect((await stat(out.backup)).mode & 0o777).toBe(0o600);
@@ -88,7 +88,7 @@ describe('hooks install', () => {
     await writeFile(settings, JSON.stringify(old));
     const r = await hooks('install');
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toMatch(/^updated the SessionStart hook/);
+    expect(r.stdout).toMatch(/^claude: updated the SessionStart hook/);
     expect((await readJson()).hooks.SessionStart).toEqual([{ hooks: [{ type: 'command', command: ourCommand, timeout: 10 }] }]);
   });
 
@@ -138,7 +138,7 @@ describe('hooks uninstall and status', () => {
     expect((await hooks('install')).exitCode).toBe(0);
     const r = await hooks('uninstall');
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toMatch(/^removed the SessionStart hook .* \(backup: /);
+    expect(r.stdout).toMatch(/^claude: removed the SessionStart hook .* \(backup: /);
     expect(await readJson()).toEqual(existing);
 
     const again = await hooks('uninstall');
@@ -170,13 +170,13 @@ describe('hooks uninstall and status', () => {
   it('status: exit 1 when not installed (or no file), 0 when installed', async () => {
     let r = await hooks('status');
     expect(r.exitCode).toBe(1);
-    expect(r.stdout).toMatch(/^not installed in /);
+    expect(r.stdout).toMatch(/^claude: not installed in /);
     await writeFile(settings, JSON.stringify(existing));
     expect((await hooks('status')).exitCode).toBe(1);
     await hooks('install');
     r = await hooks('status', ['--json']);
     expect(r.exitCode).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ action: 'status', installed: true, found: [ourCommand] });
+    expect(JSON.parse(r.stdout).agents[0]).toMatchObject({ agent: 'claude', action: 'status', installed: true, found: [ourCommand] });
   });
 });
 

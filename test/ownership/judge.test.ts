@@ -165,9 +165,12 @@ describe('judgeFromSnapshot (the supervisor path: one list-sessions snapshot)', 
   });
 
   it('liveness: registry row first, then the stamps, unknown when unreadable', () => {
-    const reg = { readable: true, rows: [lr('x', 'gone'), lr('x', 'live'), lr('y', 'gone')] };
+    const reg = { readable: true, rows: [lr('x', 'gone'), lr('x', 'live'), lr('y', 'gone', { procStart: '123' }), lr('w', 'gone')] };
     expect(livenessFromSnapshot('x', reg, new Set())).toBe('live');
-    expect(livenessFromSnapshot('y', reg, new Set(['y']))).toBe('gone'); // a row decides over a stamp
+    expect(livenessFromSnapshot('y', reg, new Set(['y']))).toBe('gone'); // a row that names its process decides over a stamp
+    // A dead row that names no process (a pid alone) proves nothing of the stamped agent's own process.
+    expect(livenessFromSnapshot('w', reg, new Set(['w']))).toBe('live');
+    expect(livenessFromSnapshot('w', reg, new Set())).toBe('gone');
     expect(livenessFromSnapshot('z', reg, new Set(['z']))).toBe('live');
     expect(livenessFromSnapshot('z', reg, new Set())).toBe('gone');
     expect(livenessFromSnapshot('z', reg, null)).toBe('unknown');
@@ -177,5 +180,22 @@ describe('judgeFromSnapshot (the supervisor path: one list-sessions snapshot)', 
     expect(livenessFromSnapshot('r', recorded, new Set(['r']))).toBe('gone');
     expect(livenessFromSnapshot('q', recorded, new Set())).toBe('live');
     expect(livenessFromSnapshot('x', { ...recorded, rows: reg.rows }, new Set())).toBe('live'); // a row decides first
+    // A dead row of the id never outweighs a live recorded process.
+    expect(livenessFromSnapshot('q', { ...recorded, rows: [lr('q', 'gone', { procStart: '9' })] }, new Set())).toBe('live');
+  });
+
+  it.each<[string, Liveness | undefined, readonly LiveRow[], Liveness | null, boolean | null, Liveness]>([
+    ['the process a stamp recorded runs: live, whatever the stamp alone would say', undefined, [], 'live', false, 'live'],
+    ['the process a stamp recorded exited while its session keeps the stamp: gone', undefined, [], 'gone', true, 'gone'],
+    ['a dead row of another pid and a live stamped process: live', undefined, [lr('s', 'gone', { procStart: '5' })], 'live', true, 'live'],
+    ['a live row decides before any record', 'gone', [lr('s', 'live')], 'gone', true, 'live'],
+    ['the task records a live process; a stamp records a dead one: live', 'live', [], 'gone', true, 'live'],
+    ['rows of another pid domain and a dead recorded process: unknown, never gone', 'gone', [lr('s', 'unknown')], null, true, 'unknown'],
+    ['no record, no row, tmux unreadable: unknown', undefined, [], null, null, 'unknown'],
+  ])('stamped processes: %s', (_name, recorded, rows, stamped, carried, want) => {
+    const registry = { readable: true, rows, recorded: recorded === undefined ? undefined : new Map([['s', recorded]]) };
+    const stamps = carried === null ? null : new Set(carried ? ['s'] : []);
+    const procs = stamped === null ? undefined : new Map([['s', stamped]]);
+    expect(livenessFromSnapshot('s', registry, stamps, procs)).toBe(want);
   });
 });

@@ -26,7 +26,7 @@ interface Answer {
 async function owner(slug: string, as?: string, env: Record<string, string | undefined> = {}): Promise<Answer & { exitCode: number }> {
   const r = await w.fleet(['owner', slug, '--json', ...(as === undefined ? [] : ['--as', as])], { env });
   const a = json<Answer>(r);
-  expect(Object.keys(a).sort()).toEqual(['asker', 'lastHandover', 'liveness', 'owner', 'ownerSession', 'reason', 'slug', 'verdict', 'via']);
+  expect(Object.keys(a).sort()).toEqual(['agent', 'asker', 'lastHandover', 'liveness', 'owner', 'ownerSession', 'reason', 'slug', 'verdict', 'via']);
   expect(r.exitCode).toBe(a.verdict);
   return { ...a, exitCode: r.exitCode };
 }

@@ -26,6 +26,8 @@ const row = (pid: number, sessionId: string, liveness: Liveness = 'live', extra:
   withLiveness({ pid, sessionId, updatedAt: T + 2000, ...extra }, liveness);
 const agent = (pid: number, sessionId: string, extra: Partial<RegistryRow> = {}): PaneAgent => ({
   row: { pid, sessionId, updatedAt: T + 2000, ...extra },
+  kind: 'claude',
+  firstStampOnly: false,
   session: 'op-t',
   pane: '%1',
   depth: 0,
@@ -115,11 +117,11 @@ describe('matchPaneAgents on real processes', () => {
     const session = { name: 'op-t', stamp: '', nonce: 'n'.repeat(32), task: 't' };
     const never = () => null;
     const first = proofs.update([session], panes, [row(a.agentPid, S1, 'live', { updatedAt: T + 1000 })], never, () => true, T + 5000);
-    expect(first.actions).toEqual([{ session: 'op-t', pane: '%7', sid: S1, source: 'startup' }]);
+    expect(first.actions).toEqual([expect.objectContaining({ session: 'op-t', pane: '%7', sid: S1, kind: 'claude', source: 'startup' })]);
     const agree = proofs.update([{ ...session, stamp: S1 }], panes, [row(a.agentPid, S1, 'live', { updatedAt: T + 1000 })], never, () => true, T + 6000);
     expect(agree.actions).toEqual([]);
     const cleared = proofs.update([{ ...session, stamp: S1 }], panes, [row(a.agentPid, S2, 'live', { updatedAt: T + 7000 })], never, () => true, T + 7500);
-    expect(cleared.actions).toEqual([{ session: 'op-t', pane: '%7', sid: S2, source: 'clear' }]);
+    expect(cleared.actions).toEqual([expect.objectContaining({ session: 'op-t', pane: '%7', sid: S2, kind: 'claude', source: 'clear' })]);
     // Right after a stamp, another id under the pane waits for the stamp to settle, and says when.
     const S3 = 'cccc3333-0000-4000-8000-000000000003';
     const early = proofs.update([{ ...session, stamp: S2 }], panes, [row(a.agentPid, S3, 'live', { updatedAt: T + 7000 })], never, () => true, T + 7600);

@@ -1,4 +1,4 @@
-// End to end (issue 5): a stand-in agent in a stamped session whose task has a
+// End to end: a stand-in agent in a stamped session whose task has a
 // worktree spawns a child with --worktree from inside that session. The child's
 // agent is told where its spawner works, in the last line of its launch prompt;
 // its own worktree branches from the base and holds none of the parent's work;

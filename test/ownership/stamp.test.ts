@@ -1,4 +1,4 @@
-// stamp (the SessionStart hook) and /clear survival (issue 6), with the stand-in agent.
+// stamp (the SessionStart hook) and /clear survival, with the stand-in agent.
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -97,7 +97,7 @@ describe('stamp', () => {
   });
 });
 
-describe('/clear survival (issue 6)', () => {
+describe('/clear survival', () => {
   it('the Driver still gets 0 after its /clear; the old id gets 9; one handover with reason clear', async () => {
     const { sid, pid } = await driver('c1');
     await typeIn('op-c1', '/clear');

@@ -93,13 +93,13 @@ describe('follow --watch on a real server', () => {
       ['interactive', true, 'live'],
       ['bg', true, 'live'],
     ]);
-    expect(Object.keys(parsed.chain[0])).toEqual(['sessionId', 'pid', 'kind', 'status', 'waitingFor', 'needs', 'jobId', 'parkedJobId', 'alive', 'liveness']);
+    expect(Object.keys(parsed.chain[0])).toEqual(['sessionId', 'pid', 'kind', 'status', 'waitingFor', 'needs', 'tempo', 'intent', 'jobId', 'parkedJobId', 'alive', 'liveness']);
     const h = await runFleet(['follow', TAB], { env: fenv.env });
     expect(h.stdout).toBe('10e378ef → e9e4ae8e (parked on job e9e4ae8e), busy');
 
     // The job's permission wait shows (the attached row, not the idle tab).
-    await type('/job waiting approve Bash');
-    await waitFor(async () => (await runFleet(['follow', TAB], { env: fenv.env })).stdout.endsWith(', waiting: approve Bash'), 'the job waiting');
+    await type('/job waiting permission prompt');
+    await waitFor(async () => (await runFleet(['follow', TAB], { env: fenv.env })).stdout.endsWith(', waiting: permission prompt'), 'the job waiting');
     // Without a sid: the stamp of the caller's own session ($TMUX_PANE).
     const pane = (await server.run(['display-message', '-p', '-t', '=op-tab:', '#{pane_id}'])).trim();
     const own = await runFleet(['follow', '--json'], { env: { ...fenv.env, TMUX_PANE: pane } });

@@ -183,8 +183,8 @@ describe('follow', () => {
   it('chain links carry exactly the printed fields, absent ones as null', () => {
     const f = follow(cases[1]!.rows, TAB);
     expect(f.chain).toEqual([
-      { sessionId: TAB, pid: 18643, kind: 'interactive', status: 'idle', waitingFor: null, needs: null, jobId: null, parkedJobId: 'e9e4ae8e', alive: true, liveness: 'live' },
-      { sessionId: JOB, pid: 26106, kind: 'bg', status: 'busy', waitingFor: null, needs: null, jobId: 'e9e4ae8e', parkedJobId: null, alive: true, liveness: 'live' },
+      { sessionId: TAB, pid: 18643, kind: 'interactive', status: 'idle', waitingFor: null, needs: null, tempo: null, intent: null, jobId: null, parkedJobId: 'e9e4ae8e', alive: true, liveness: 'live' },
+      { sessionId: JOB, pid: 26106, kind: 'bg', status: 'busy', waitingFor: null, needs: null, tempo: null, intent: null, jobId: 'e9e4ae8e', parkedJobId: null, alive: true, liveness: 'live' },
     ]);
   });
 });

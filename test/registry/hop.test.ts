@@ -1,13 +1,14 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { renameSync, writeFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dir as tmpDir } from 'tmp-promise';
-import { describeFollow, HopTracker, hopToast, renderAgent, renderHop, sid8 } from '../../src/registry/hop';
+import { agentWaits, describeFollow, HopTracker, hopOf, hopToast, renderAgent, renderHop, renderHopWithIntent, sid8 } from '../../src/registry/hop';
 import { follow, shortSid } from '../../src/registry/follow';
 import type { LiveRow } from '../../src/registry/liveness';
 import type { RegistryRow } from '../../src/registry/schema';
 import { watchDir } from '../../src/registry/watch';
-import { waitFor, sleep } from '../helpers/env';
+import { waitFor } from '../helpers/env';
 
 const TAB = '10e378ef-1111-4000-8000-000000000001';
 const JOB = 'e9e4ae8e-2222-4000-8000-000000000002';
@@ -107,23 +108,32 @@ describe('render', () => {
 });
 
 describe('watchDir', () => {
-  it('reports a rename into the directory, debounced, and stops when closed', async () => {
+  it('reports a rename into the directory, debounced; not a name its filter drops, nothing once closed', async () => {
     const d = await tmpDir({ unsafeCleanup: true });
     let n = 0;
     const w = watchDir(d.path, () => n++, { intervalMs: 0, debounceMs: 30, filter: (x) => /^\d+\.json$/.test(x) });
-    await writeFile(join(d.path, '.1.json.tmp'), '{}');
-    await rename(join(d.path, '.1.json.tmp'), join(d.path, '1.json'));
-    await writeFile(join(d.path, '1.json'), '{"a":1}');
+    // A second watcher of the directory with no filter: the same events reach both in the same
+    // turn, and the same debounce ends in the same turn, so once it has reported a change, w
+    // has reported that change too if it ever will.
+    let seen = 0;
+    const control = watchDir(d.path, () => seen++, { intervalMs: 0, debounceMs: 30 });
+    const reported = async (what: string) => {
+      const before = seen;
+      await waitFor(() => seen > before, what);
+    };
+    // Written in one turn: one burst, one call.
+    writeFileSync(join(d.path, '.1.json.tmp'), '{}');
+    renameSync(join(d.path, '.1.json.tmp'), join(d.path, '1.json'));
+    writeFileSync(join(d.path, '1.json'), '{"a":1}');
     await waitFor(() => n > 0, 'a change');
-    await sleep(100);
-    expect(n).toBe(1);
     await writeFile(join(d.path, '1.key'), 'secret');
-    await sleep(100);
+    await reported('the .key file');
     expect(n).toBe(1);
     w.close();
     await writeFile(join(d.path, '2.json'), '{}');
-    await sleep(100);
+    await reported('2.json');
     expect(n).toBe(1);
+    control.close();
     await d.cleanup();
   });
 
@@ -132,10 +142,13 @@ describe('watchDir', () => {
     const dir = join(d.path, 'later');
     let n = 0;
     const w = watchDir(dir, () => n++, { intervalMs: 50, debounceMs: 10 });
-    await sleep(120);
     await mkdir(dir);
-    await writeFile(join(dir, '3.json'), '{}');
-    await waitFor(() => n > 0, 'the poll to see the new directory', 3000);
+    // A new file at each look: a change after whatever state the watcher first saw.
+    let i = 0;
+    await waitFor(async () => {
+      await writeFile(join(dir, `${i++}.json`), '{}');
+      return n > 0;
+    }, 'the poll to see the new directory');
     w.close();
     await d.cleanup();
   });
@@ -167,5 +180,60 @@ describe('short ids: a UUID by its start, any other id whole up to 24', () => {
   ])('%s -> %s / %s', (sid, eight, four) => {
     expect(sid8(sid)).toBe(eight);
     expect(shortSid(sid)).toBe(four);
+  });
+});
+
+describe('what a parked job needs, from its state file (docs/hop.md#what-a-wait-is)', () => {
+  const state = (tempo: string, needs: string | null = null, intent = 'slowly read the disk') => ({
+    jobId: 'e9e4ae8e',
+    state: 'working',
+    tempo,
+    needs,
+    detail: null,
+    intent,
+    name: null,
+    sessionId: JOB,
+    updatedAt: null,
+  });
+  const withJob = (jobStatus: string | undefined, job: ReturnType<typeof state> | undefined, waitingFor?: string): LiveRow[] => {
+    const [tab, jobRow] = parked(jobStatus ?? 'busy', waitingFor);
+    if (jobStatus === undefined) delete jobRow!.row.status;
+    return [tab!, job ? { ...jobRow!, job } : jobRow!];
+  };
+  const shown = (rows: LiveRow[]) => {
+    const hop = hopOf('op-a', TAB, rows);
+    return { text: renderAgent(hop.agent), waits: agentWaits(hop.agent) };
+  };
+
+  it.each([
+    ['row waiting, state blocked: Claude Code\'s sentence', 'waiting', state('blocked', 'approve Bash: ls -la /'), 'permission prompt', 'approve Bash: ls -la /', true],
+    ['row idle, state blocked (a park that has not started)', 'idle', state('blocked', 'send a prompt to start'), undefined, 'send a prompt to start', true],
+    ['no row status yet, state blocked', undefined, state('blocked', 'send a prompt to start'), undefined, 'send a prompt to start', true],
+    ['row idle, API error', 'idle', state('blocked', 'API unavailable — retry · API Error: 500'), undefined, 'API unavailable — retry · API Error: 500', true],
+    ['row waiting, no state file: as before', 'waiting', undefined, 'permission prompt', 'waiting: permission prompt', true],
+    ['row busy, state active', 'busy', state('active'), undefined, 'busy', false],
+    ['no row status yet, state active: busy', undefined, state('active'), undefined, 'busy', false],
+    ['no row status yet, state idle: idle', undefined, state('idle'), undefined, 'idle', false],
+    ['state active with a stale needs: not a wait', 'busy', state('active', 'approve Bash: ls -la /'), undefined, 'busy', false],
+    ['no row status, no state file, while parked: starting, never blank', undefined, undefined, undefined, 'starting', false],
+  ])('%s', (_what, status, job, waitingFor, text, waits) => {
+    expect(shown(withJob(status, job, waitingFor))).toEqual({ text, waits });
+  });
+
+  it('a session not parked, whose row has no status yet, shows nothing (no job to start)', () => {
+    const hop = hopOf('op-a', TAB, [r({ pid: 1, sessionId: TAB, kind: 'interactive' })]);
+    expect(renderAgent(hop.agent)).toBe('');
+  });
+
+  it('the chain link carries the job\'s needs, tempo and intent (follow --json)', () => {
+    const f = follow(withJob('idle', state('blocked', 'send a prompt to start')), TAB);
+    expect(f.chain[1]).toMatchObject({ status: 'idle', needs: 'send a prompt to start', tempo: 'blocked', intent: 'slowly read the disk' });
+    expect(describeFollow(f)).toBe('10e378ef → e9e4ae8e (parked on job e9e4ae8e), send a prompt to start');
+  });
+
+  it('the hop with the job\'s intent, as tasks and the dashboard print it', () => {
+    const hop = hopOf('op-a', TAB, withJob('busy', state('active', null, 'write a haiku\nabout tmux')));
+    expect(renderHopWithIntent(hop)).toBe('10e3 → e9e4 · write a haiku about tmux');
+    expect(renderHopWithIntent(hopOf('op-a', TAB, busyTab))).toBe('');
   });
 });

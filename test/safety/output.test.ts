@@ -1,7 +1,7 @@
-// Hostile text on the way out (issue 17, items 7, 8 and 9): registry and tmux
-// values never reach a terminal with their control characters, one value
-// never splits a line, long input is clipped in errors and tables, and the
-// log is one escaped line per entry, 0600 whoever made it.
+// Hostile text on the way out: registry and tmux values never reach a terminal
+// with their control characters, one value never splits a line, long input is
+// clipped in errors and tables, and the log is one escaped line per entry, 0600
+// whoever made it.
 import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

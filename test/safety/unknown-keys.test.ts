@@ -1,5 +1,5 @@
-// What tmux-fleet does not own comes back byte for byte (issue 17, item 8):
-// task.json after a takeover, settings.json after hooks install/uninstall.
+// What tmux-fleet does not own comes back byte for byte: task.json after a
+// takeover, settings.json after hooks install/uninstall.
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -24,7 +24,7 @@ const T0 = Date.parse('2026-12-01T02:00:00Z');
 const live = (row: Partial<RegistryRow> & { pid: number; sessionId: string }): LiveRow => ({ row: row as RegistryRow, liveness: 'live', alive: true });
 
 function session(name: string, stamp: string, task = ''): SessionSnap {
-  return { name, created: String(T0 / 1000), attached: '0', stamp, nonce: '', task, owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' };
+  return { name, created: String(T0 / 1000), attached: '0', stamp, nonce: '', task, agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' };
 }
 
 function fleet(rows: LiveRow[], sessions: SessionSnap[]) {
@@ -57,12 +57,58 @@ const loose = live({ pid: 105, sessionId: LOOSE, kind: 'interactive', status: 'b
 const driver = live({ pid: 106, sessionId: OWNER, kind: 'interactive', status: 'busy', cwd: '/work/app', startedAt: T0 });
 const deadJob = { row: { pid: 107, sessionId: 'dead0000-dddd', kind: 'bg', jobId: 'dead0000', status: 'waiting' } as RegistryRow, liveness: 'gone' as const, alive: false };
 
+describe('a job whose state file says what it needs (docs/hop.md#what-a-wait-is)', () => {
+  const jobState = (tempo: string, needs: string | null) => ({
+    jobId: '5a5a5a5a',
+    state: 'working',
+    tempo,
+    needs,
+    detail: null,
+    intent: 'slowly read the disk',
+    name: 'Slowly read the disk',
+    sessionId: '5a5a5a5a-eeee',
+    updatedAt: null,
+  });
+  const jobRow = (status: string | undefined, tempo: string, needs: string | null): LiveRow => ({
+    ...live({ pid: 108, sessionId: '5a5a5a5a-eeee', kind: 'bg', jobId: '5a5a5a5a', ...(status ? { status } : {}), cwd: '/work/d', startedAt: T0 }),
+    job: jobState(tempo, needs),
+  });
+
+  it.each([
+    ['its row idle, blocked: approve Bash', 'idle', 'blocked', 'approve Bash: ls -la /', true],
+    ['its row with no status, blocked: send a prompt to start', undefined, 'blocked', 'send a prompt to start', true],
+    ['its row busy, active', 'busy', 'active', null, false],
+  ])('%s: the row named by its intent, first when it waits, counted for attention', (_what, status, tempo, needs, waits) => {
+    const rows = [driver, jobRow(status, tempo, needs)];
+    const { view } = fleet(rows, [session('op-fix-login', OWNER, 'fix-login')]);
+    const agents = fleetAgents(view, rows, new Map());
+    const table = dashboardRows(view, agents, T0 + 120_000, '/work');
+    const job = table.find((r) => r.jobId === '5a5a5a5a') as DashboardRow;
+    expect(job.task).toBe('job 5a5a5a5a · slowly read the disk');
+    expect(job.reason).toContain('background job 5a5a5a5a · slowly read the disk');
+    expect(job.attention).toBe(waits);
+    expect(table[0] === job).toBe(waits);
+    expect(job.agent).toBe(needs ?? 'busy');
+    expect(fleetWaiters(view, agents).map((w) => `${w.who} waits: ${w.what}`)).toEqual(waits ? [`job 5a5a5a5a waits: ${needs}`] : []);
+  });
+});
+
+describe('a stamped session outside any task whose parked job waits', () => {
+  it('is counted for attention as its job, opened in that session', () => {
+    const job: LiveRow = { ...parkedJob, row: { ...parkedJob.row, status: 'idle' }, job: { jobId: '45a15a22', state: 'blocked', tempo: 'blocked', needs: 'API unavailable — retry · API Error: 500', detail: null, intent: 'api error', name: null, sessionId: null, updatedAt: null } };
+    const rows = [tabRow, job];
+    const { view } = fleet(rows, [session('loose', TAB)]);
+    const waiters = fleetWaiters(view, fleetAgents(view, rows, new Map()));
+    expect(waiters.map((w) => [w.who, w.what, w.target])).toEqual([['job 45a15a22', 'API unavailable — retry · API Error: 500', { kind: 'job', jobId: '45a15a22', parkedBy: 'loose' }]]);
+  });
+});
+
 describe('dashboard rows against the registry', () => {
   const rows = [driver, tabRow, parkedJob, waitingJob, spare, loose, deadJob];
   const { view } = fleet(rows, [session('op-fix-login', OWNER, 'fix-login'), session('shell', '')]);
   const panes = new Map<string, PaneAgent[]>([
-    ['scratch', [{ row: tabRow.row, session: 'scratch', pane: '%7', depth: 1 }]],
-    ['notes', [{ row: loose.row, session: 'notes', pane: '%9', depth: 0 }]],
+    ['scratch', [{ row: tabRow.row, kind: 'claude', firstStampOnly: false, session: 'scratch', pane: '%7', depth: 1 }]],
+    ['notes', [{ row: loose.row, kind: 'claude', firstStampOnly: false, session: 'notes', pane: '%9', depth: 0 }]],
   ]);
   const agents = fleetAgents(view, rows, panes);
   const table = dashboardRows(view, agents, T0 + 120_000, '/work');
@@ -167,6 +213,12 @@ describe('dashboard keys', () => {
     expect(keys.selected).toBe(0);
     keys.feed('\x1b[B\x1b[B\x1b[B');
     expect(keys.current()?.task).toBe('job 45a15a22');
+  });
+
+  it('Enter on a task whose parked work waits opens its job (the wait is answered there); while it does not wait, switches to the session', () => {
+    const following = row({ kind: 'task', task: 'tp', slug: 'tp', session: 'op-tp', jobId: '44a236dc', parkedBy: 'op-tp' });
+    expect(new DashboardKeys([{ ...following, attention: true }]).feed('\r')).toEqual([{ type: 'attach', jobId: '44a236dc', parkedBy: 'op-tp' }]);
+    expect(new DashboardKeys([following]).feed('\r')).toEqual([{ type: 'switch', session: 'op-tp' }]);
   });
 
   it('Enter opens a job, l shows its output, x stops it only after y', () => {

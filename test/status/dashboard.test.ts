@@ -40,6 +40,14 @@ describe('dashboard layout', () => {
     expect(lines[1]).toContain('…');
   });
 
+  it.each([80, 200])('a need as long as an API error\'s gives way before the job\'s id (%i columns; the bottom line has it whole)', (width) => {
+    const need = `API unavailable — retry · API Error: 500 ${'a server-side issue, usually temporary '.repeat(5)}`;
+    const { lines } = dashboardLines([row({ kind: 'job', task: 'job 1a033346 · api error: read the disk', session: null, agent: need })], width);
+    expect(lines[0]).toMatch(/^ {2}job 1a033346/);
+    expect(lines[0]).toContain(width >= 200 ? 'API unavailable — retry' : 'API');
+    expect([...lines[0]!].length).toBeLessThanOrEqual(width);
+  });
+
   it('gives the agent state its whole width at 80 columns: names shrink first', () => {
     const { lines } = dashboardLines([row({ agent: 'waiting: approve Bash', session: 'review-fix-login-page' })], 80);
     expect(lines[0]).toContain('waiting: approve Bash');

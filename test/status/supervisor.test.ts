@@ -120,10 +120,10 @@ describe('status segments on an attached client', () => {
   it('follows a park to the job and back, with toasts, and shows the job waiting', async () => {
     const c = clients[0]!;
     const base = (await sidOf('op-alpha')).slice(0, 4);
-    await type('op-alpha', '/park e9e4ae8e waiting approve Bash');
+    await type('op-alpha', '/park e9e4ae8e waiting permission prompt');
     await seen(c, `fleet: ${base} parked its work on background job e9e4ae8e, following`, 'park toast');
     await seen(c, `[ ↪ ${base} → e9e4 ]`, 'hop segment');
-    await seen(c, '[ ! waiting: approve Bash ]', 'the job waiting');
+    await seen(c, '[ ! waiting: permission prompt ]', 'the job waiting');
     await type('op-alpha', '/unpark');
     await seen(c, `fleet: work came back to ${base}`, 'back toast');
     await seen(c, '][][ ⚙ busy ]', 'hop segment gone');
@@ -137,7 +137,7 @@ describe('status segments on an attached client', () => {
     const evil = `#(touch ${marker})#[fg=red]`;
     await writeFile(
       join(fenv.registry, `${process.pid}.json`),
-      JSON.stringify({ pid: process.pid, sessionId: sid, kind: 'interactive', status: 'waiting', waitingFor: evil, parkedJobId: 'nojob' }),
+      JSON.stringify({ pid: process.pid, sessionId: sid, kind: 'interactive', status: 'waiting', waitingFor: evil, parkedJobId: '0badf00d' }),
     );
     const c = await watch('hostile');
     await seen(c, `waiting: #(touch ${marker})#[fg=red]`, 'hostile text');
@@ -174,8 +174,8 @@ describe('hostile ids in files the user or an agent wrote', () => {
     await server.run(['set-option', '-t', '=hostile-hop:', '@claude_session_id', tab]);
     const sleeper = execa('sleep', ['86400'], { reject: false });
     try {
-      await writeFile(join(fenv.registry, `${sleeper.pid}.json`), JSON.stringify({ pid: sleeper.pid, sessionId: '#[fg=red]#(job', kind: 'bg', status: 'busy', jobId: '#(x)' }));
-      await writeFile(join(fenv.registry, `${process.pid}.json`), JSON.stringify({ pid: process.pid, sessionId: tab, kind: 'interactive', status: 'idle', parkedJobId: '#(x)' }));
+      await writeFile(join(fenv.registry, `${sleeper.pid}.json`), JSON.stringify({ pid: sleeper.pid, sessionId: '#[fg=red]#(job', kind: 'bg', status: 'busy', jobId: '0badf00d' }));
+      await writeFile(join(fenv.registry, `${process.pid}.json`), JSON.stringify({ pid: process.pid, sessionId: tab, kind: 'interactive', status: 'idle', parkedJobId: '0badf00d' }));
       const c = await watch('hostile-hop');
       await seen(c, `↪ ${tab.slice(0, 23)}… → #[fg=red]#(job`, 'hostile hop');
       await new Promise((r) => setTimeout(r, 500));

@@ -5,7 +5,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nudgeHookCommand } from '../../src/status/wakes';
+import { nudgeHookCommand, Wakes } from '../../src/status/wakes';
+import { makeTempDir } from '../helpers/env';
 import { makeFleetEnv, waitFor, type FleetEnv } from '../helpers/env';
 import { startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
 import { startServer, type TestServer } from '../helpers/tmux-server';
@@ -62,5 +63,54 @@ describe('a fleet home whose path holds #(...) and a quote, on a real server', (
     await supervisor.stop();
     supervisor = null;
     await server.run(['kill-session', '-t', '=late:']);
+  });
+});
+
+describe('the jobs of the rows: each job\'s directory watched, its state file polled', () => {
+  async function setup(intervalMs: number) {
+    const d = await makeTempDir();
+    const registryDir = join(d.path, 'claude', 'sessions');
+    const jobs = join(d.path, 'claude', 'jobs');
+    await mkdir(registryDir, { recursive: true });
+    await mkdir(join(jobs, '44a236dc'), { recursive: true });
+    const woken: boolean[] = [];
+    const wakes = new Wakes({ home: join(d.path, 'home'), registryDir, intervalMs }, { wake: (tmuxToo) => woken.push(tmuxToo), beforePoll: () => false, deathSeen: () => false });
+    return { d, jobs, wakes, woken };
+  }
+
+  it('a state file written wakes without a tmux read; only job-id-shaped ids of the rows are watched, others closed', async () => {
+    const { d, jobs, wakes, woken } = await setup(60_000);
+    try {
+      wakes.start();
+      wakes.watchJobs(['44a236dc', '../x', 'a.b']);
+      expect(wakes.watchedJobs()).toEqual(['44a236dc']);
+      // A newly watched job asks for one more wake (its file may have changed before the watch).
+      expect(woken).toEqual([false]);
+      woken.length = 0;
+      await writeFile(join(jobs, '44a236dc', 'timeline.jsonl'), '{}\n');
+      await writeFile(join(jobs, '44a236dc', 'state.json'), JSON.stringify({ tempo: 'blocked', needs: 'approve Bash: ls -la /' }));
+      await waitFor(() => woken.length > 0, 'a wake from the job directory', 5000);
+      expect(woken.every((t) => t === false)).toBe(true);
+      wakes.watchJobs([]);
+      expect(wakes.watchedJobs()).toEqual([]);
+    } finally {
+      wakes.stop();
+      await d.cleanup();
+    }
+  });
+
+  it('a job whose directory appears after its row is watched by the poll, which also sees the state file change', async () => {
+    const { d, jobs, wakes, woken } = await setup(100);
+    try {
+      wakes.start();
+      wakes.watchJobs(['b0b0b0b0']);
+      woken.length = 0;
+      await mkdir(join(jobs, 'b0b0b0b0'));
+      await writeFile(join(jobs, 'b0b0b0b0', 'state.json'), JSON.stringify({ tempo: 'active' }));
+      await waitFor(() => woken.length > 0, 'a wake from the poll', 5000);
+    } finally {
+      wakes.stop();
+      await d.cleanup();
+    }
   });
 });

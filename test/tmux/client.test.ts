@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { socketFromEnv } from '../../src/context';
 import { TmuxError } from '../../src/errors';
 import { Tmux } from '../../src/tmux';
-import { makeTempDir, sleep, type TempDir } from '../helpers/env';
+import { makeTempDir, type TempDir } from '../helpers/env';
 import { startServer, type TestServer } from '../helpers/tmux-server';
 
 let server: TestServer;
@@ -104,8 +104,13 @@ describe('setSessionOptions stores hostile values verbatim and runs nothing', ()
     // The chain was not split: the server is alive, keeper untouched.
     expect(await server.tmux.hasSession('keeper')).toBe(true);
     expect(await server.tmux.display('keeper', '#{@stolen}')).toBe('');
-    // #(...) jobs run in the background; give them time to (not) run.
-    await sleep(700);
+    // Had a value split the chain, its run-shell would have run before the call returned, as
+    // this one does; no shell ever reads $(...) or backquotes (argv arrays); and #(...) runs
+    // only where a format is expanded again, which the reads above would show. So no marker
+    // now means nothing ran.
+    const control = join(tmp.path, 'control-ran');
+    await server.tmux.chain([['set-option', '-t', '=op-h:', '@control', 'x'], ['run-shell', `touch ${control}`]]);
+    expect(existsSync(control)).toBe(true);
     for (const n of [5, 6, 7, 8, 9, 13]) expect(existsSync(marker(n)), marker(n)).toBe(false);
   });
 

@@ -1,0 +1,242 @@
+// The SessionStart hook `'<helper>' stamp` for every agent
+// (docs/ownership.md#agents), each in its own file:
+//   Claude Code  ${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json
+//   Codex CLI    ${CODEX_HOME:-~/.codex}/hooks.json, trusted in its config.toml
+//   Gemini CLI   ${GEMINI_CLI_HOME:-~}/.gemini/settings.json
+// The three files share the shape {"hooks":{"SessionStart":[group...]}}, so one
+// editor (settings.ts) adds and removes the hook in each, keeping every other
+// key and hook, backing up first. Codex asks for its trust of a new hook
+// (codex-trust.ts): install records it, uninstall removes it, and a later
+// hook's trust moves with the hook when ours goes.
+import { existsSync, realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chmod, copyFile, mkdir, stat, unlink } from '../fs-async';
+import { claudeConfigDir, codexHome, geminiDir } from '../context';
+import { readRegularFileIfExists } from '../fs-safe';
+import { writeFileAtomic } from '../fs-atomic';
+import { AGENT_KINDS, type AgentKind } from '../agents/kind';
+import {
+  codexHookHash,
+  codexTrustKey,
+  daemonAutoStart,
+  editCodexTrust,
+  parseCodexConfig,
+  trustedHash,
+  type CodexConfig,
+  type TrustEdit,
+} from './codex-trust';
+import { findStampHooks, hookStatus, installHook, readSettings, uninstallHook, type HookResult } from './settings';
+
+type Json = Record<string, unknown>;
+
+/** How long Codex waits for our hook (seconds); part of what it trusts. */
+export const CODEX_HOOK_TIMEOUT = 10;
+
+export interface AgentHookFile {
+  agent: AgentKind;
+  /** The agent's configuration directory: its presence says the agent is used here. */
+  dir: string;
+  file: string;
+  /** The hook group as this agent's file takes it. */
+  group(command: string): Json;
+}
+
+export function agentHookFile(agent: AgentKind, env: NodeJS.ProcessEnv): AgentHookFile {
+  switch (agent) {
+    case 'claude': {
+      const dir = claudeConfigDir(env);
+      return { agent, dir, file: join(dir, 'settings.json'), group: (command) => ({ hooks: [{ type: 'command', command }] }) };
+    }
+    case 'codex': {
+      const dir = codexHome(env);
+      return { agent, dir, file: join(dir, 'hooks.json'), group: (command) => ({ hooks: [{ type: 'command', command, timeout: CODEX_HOOK_TIMEOUT }] }) };
+    }
+    case 'gemini': {
+      const dir = geminiDir(env);
+      return {
+        agent,
+        dir,
+        file: join(dir, 'settings.json'),
+        group: (command) => ({ matcher: '*', hooks: [{ name: 'tmux-fleet', type: 'command', command }] }),
+      };
+    }
+  }
+}
+
+/** The agents an action is for: those asked for, else Claude Code and every other agent whose directory exists. */
+export function selectAgents(asked: readonly AgentKind[], env: NodeJS.ProcessEnv): AgentKind[] {
+  if (asked.length > 0) return [...new Set(asked)];
+  return AGENT_KINDS.filter((a) => a === 'claude' || existsSync(agentHookFile(a, env).dir));
+}
+
+export interface AgentHookResult extends HookResult {
+  agent: AgentKind;
+  /** Codex: whether config.toml trusts each of our hooks as it is now (null: not Codex, or no hook). */
+  trusted: boolean | null;
+  /** Codex: its config.toml, and the backup taken before it was changed. */
+  trustFile: string | null;
+  trustBackup: string | null;
+  /** Codex: its app-server daemon starts by default, and then no pane can be proven. */
+  daemonMode: boolean | null;
+}
+
+/** Every SessionStart handler of a hooks file, in order, with whether it is ours. */
+function handlers(data: Json): { group: number; hook: number; ours: boolean; matcher: unknown; entry: Json }[] {
+  const out: { group: number; hook: number; ours: boolean; matcher: unknown; entry: Json }[] = [];
+  const groups = (data.hooks as Json | undefined)?.SessionStart;
+  if (!Array.isArray(groups)) return out;
+  const mine = new Set(findStampHooks(data).map((f) => `${f.group}:${f.hook}`));
+  groups.forEach((g, gi) => {
+    const list = g && typeof g === 'object' ? (g as Json).hooks : undefined;
+    if (!Array.isArray(list)) return;
+    list.forEach((h, hi) => out.push({ group: gi, hook: hi, ours: mine.has(`${gi}:${hi}`), matcher: (g as Json).matcher, entry: (h ?? {}) as Json }));
+  });
+  return out;
+}
+
+/**
+ * The trust edit that follows a change of hooks.json from `before` to `after`
+ * (docs/ownership.md#codex-cli): our hooks' trust is recorded (install) or
+ * removed; another hook that moved (ours went from before it) takes its trust
+ * along, in ascending order so that each target is free first.
+ */
+export function trustEditFor(hooksFile: string, before: Json, after: Json, trustOurs: boolean): TrustEdit {
+  const was = handlers(before);
+  const now = handlers(after);
+  const key = (h: { group: number; hook: number }) => codexTrustKey(hooksFile, h.group, h.hook);
+  const oursNow = new Set(trustOurs ? now.filter((h) => h.ours).map(key) : []);
+  const edit: TrustEdit = { trust: [], remove: [], rename: [] };
+  for (const h of was) if (h.ours && !oursNow.has(key(h))) edit.remove.push(key(h));
+  const others = { was: was.filter((h) => !h.ours), now: now.filter((h) => !h.ours) };
+  others.now.forEach((n, i) => {
+    const w = others.was[i];
+    if (w && key(w) !== key(n)) edit.rename.push({ from: key(w), to: key(n) });
+  });
+  if (trustOurs) {
+    for (const n of now.filter((h) => h.ours)) {
+      const hash = codexHookHash(n.matcher, n.entry);
+      if (hash) edit.trust.push({ key: key(n), hash });
+    }
+  }
+  return edit;
+}
+
+/**
+ * hooks.json as Codex names it in its trust keys: under $CODEX_HOME with its
+ * symlinks resolved (Codex 0.171.0 canonicalizes $CODEX_HOME), under ~/.codex
+ * as it stands (that one it does not).
+ */
+export function codexTrustPath(env: NodeJS.ProcessEnv, hooksFile: string): string {
+  if (!env.CODEX_HOME) return hooksFile;
+  try {
+    return join(realpathSync(env.CODEX_HOME), 'hooks.json');
+  } catch {
+    return hooksFile;
+  }
+}
+
+async function readCodexConfig(file: string): Promise<CodexConfig> {
+  return parseCodexConfig(file, readRegularFileIfExists(file, 4 * 1024 * 1024));
+}
+
+/** Whether config.toml trusts each of our hooks as hooks.json holds them now. */
+function allTrusted(hooksFile: string, hooks: Json, config: CodexConfig): boolean | null {
+  const ours = handlers(hooks).filter((h) => h.ours);
+  if (ours.length === 0) return null;
+  return ours.every((h) => {
+    const hash = codexHookHash(h.matcher, h.entry);
+    return hash !== null && trustedHash(config.data, codexTrustKey(hooksFile, h.group, h.hook)) === hash;
+  });
+}
+
+/** Writes config.toml (backup first, its mode kept); returns the backup's path. */
+async function writeConfig(file: string, config: CodexConfig, text: string): Promise<string | null> {
+  if (text === config.text) return null;
+  let saved: string | null = null;
+  if (config.exists) {
+    saved = `${file}.bak-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
+    for (let i = 1; existsSync(saved); i++) saved = `${saved.replace(/-\d+$/, '')}-${i}`;
+    await copyFile(file, saved, 1 /* COPYFILE_EXCL */);
+    await chmod(saved, 0o600);
+  } else {
+    await mkdir(join(file, '..'), { recursive: true, mode: 0o700 });
+  }
+  const mode = config.exists ? (await stat(file)).mode & 0o777 : 0o600;
+  await writeFileAtomic(file, text, mode);
+  return saved;
+}
+
+const DAEMON_NOTE = (config: string) =>
+  `Codex starts its app-server daemon by default, and a hook run by the daemon names the wrong pane, so no pane can be proven: set [features] daemon_auto_start = false in ${config} (or run codex --no-daemon)`;
+
+function withCodex(r: HookResult, extra: Partial<AgentHookResult>, message: string): AgentHookResult {
+  return { ...r, agent: 'codex', trusted: null, trustFile: null, trustBackup: null, daemonMode: null, ...extra, message };
+}
+
+/** install, uninstall or status of the hook for one agent. */
+export async function hookAction(action: 'install' | 'uninstall' | 'status', agent: AgentKind, command: string, env: NodeJS.ProcessEnv): Promise<AgentHookResult> {
+  const target = agentHookFile(agent, env);
+  if (agent !== 'codex') {
+    const r =
+      action === 'install'
+        ? await installHook(target.file, command, target.group(command))
+        : action === 'uninstall'
+          ? await uninstallHook(target.file, command)
+          : await hookStatus(target.file, command);
+    return { ...r, agent, trusted: null, trustFile: null, trustBackup: null, daemonMode: null };
+  }
+
+  // Codex: hooks.json, then the trust config.toml records for it. Both are read (and checked) before either is written.
+  const configFile = join(target.dir, 'config.toml');
+  const keyFile = codexTrustPath(env, target.file);
+  const config = await readCodexConfig(configFile);
+  const before = (await readSettings(target.file)).data;
+  const daemonMode = daemonAutoStart(config.data);
+  const note = daemonMode ? `; note: ${DAEMON_NOTE(configFile)}` : '';
+  if (action === 'status') {
+    const r = await hookStatus(target.file, command);
+    const trusted = allTrusted(keyFile, before, config);
+    const trust = trusted === null ? '' : trusted ? `, trusted in ${configFile}` : `, but ${configFile} does not trust it as it is (Codex will ask to review it): tmux-fleet hooks install --agent codex records the trust`;
+    return withCodex(r, { trusted, trustFile: configFile, daemonMode, installed: r.installed && trusted !== false }, `${r.message}${trust}${note}`);
+  }
+  const r = action === 'install' ? await installHook(target.file, command, target.group(command)) : await uninstallHook(target.file, command);
+  let text: string;
+  let trustBackup: string | null;
+  try {
+    const after = (await readSettings(target.file)).data;
+    text = await editCodexTrust(configFile, config, trustEditFor(keyFile, before, after, action === 'install'));
+    trustBackup = await writeConfig(configFile, config, text);
+  } catch (err) {
+    // hooks.json goes back as it was: a hook Codex does not trust would stop its start-up at a review screen.
+    if (r.backup) await copyFile(r.backup, target.file);
+    else if (r.created) await unlink(target.file).catch(() => undefined);
+    throw err;
+  }
+  const after = (await readSettings(target.file)).data;
+  const trusted = action === 'install' ? allTrusted(keyFile, after, await readCodexConfig(configFile)) : null;
+  const trustSaid =
+    text === config.text
+      ? action === 'install'
+        ? `; trusted in ${configFile} already`
+        : ''
+      : action === 'install'
+        ? `; recorded its trust in ${configFile}${trustBackup ? ` (backup: ${trustBackup})` : ''}`
+        : `; removed its trust from ${configFile}${trustBackup ? ` (backup: ${trustBackup})` : ''}`;
+  return withCodex(r, { trusted, trustFile: configFile, trustBackup, daemonMode }, `${r.message}${trustSaid}${action === 'install' ? note : ''}`);
+}
+
+/** The running helper's own file (the bundle), symlinks resolved: what the hook command runs. */
+export function currentHelperPath(): string {
+  const self = resolve(process.argv[1] ?? 'tmux-fleet');
+  try {
+    return realpathSync(self);
+  } catch {
+    return self;
+  }
+}
+
+/** The one line an agent's result prints. */
+export function hookLine(r: AgentHookResult): string {
+  return `${r.agent}: ${r.message}`;
+}
+

@@ -1,0 +1,186 @@
+// The real Codex CLI 0.171.0, offline in a private tmux server with a
+// throw-away HOME: the hook and its trust, the stamp at the first prompt, the
+// judge, takeover, /clear, the proof without a hook, and its daemon mode
+// (docs/ownership.md#codex-cli). The scenarios run in order in one world.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { seconds, tierTimings } from '../helpers/tier';
+import { sleep } from '../helpers/env';
+import { codexHooksList, codexLocksOf, makeAgentWorld, until, type AgentWorld } from './world';
+
+const OTHER = '0f0f0f0f-1111-4222-8333-444444444444';
+const VERSION = '0.171.0';
+
+describe(`Codex CLI ${VERSION}`, () => {
+  let world: AgentWorld;
+  let closed = false;
+  const timing = tierTimings(`codex ${VERSION}`);
+  const timed = timing.timed;
+
+  // Task tc's Driver, kept across scenarios.
+  let driver = { session: '', sid: '', pid: 0 };
+
+  beforeAll(async () => {
+    timing.start();
+    world = await makeAgentWorld('codex');
+  });
+  afterAll(async () => {
+    if (!closed) await world?.close();
+    timing.print();
+  });
+
+  timed('hook: hooks install adds it to hooks.json and records the trust Codex asks for; Codex itself reports it trusted', async () => {
+    const r = await world.fleet(['hooks', 'install']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    // Claude Code always, and Codex because ~/.codex exists; no note of the daemon (it is off here).
+    expect(r.stdout).toMatch(/^claude: /m);
+    expect(r.stdout).toMatch(/^codex: added the SessionStart hook .*hooks\.json.*; recorded its trust in .*config\.toml/m);
+    expect(r.stdout).not.toMatch(/daemon/);
+    const hooksFile = join(world.home, '.codex', 'hooks.json');
+    const listed = await codexHooksList(world);
+    const ours = listed.find((h) => h.key === `${hooksFile}:session_start:0:0`);
+    expect(ours).toMatchObject({ trustStatus: 'trusted' });
+    expect(await readFile(join(world.home, '.codex', 'config.toml'), 'utf8')).toContain(`trusted_hash = "${ours?.currentHash}"`);
+  });
+
+  timed('stamp: Codex starts with no review screen and holds its thread lock before any prompt; the hook stamps at the first prompt', async () => {
+    const started = Date.now();
+    driver.session = await world.spawn('tc');
+    driver.pid = await until(() => world.agentPid(driver.session), 'the native codex process', 60_000, 200);
+    const lock = await until(() => codexLocksOf(driver.pid)[0], 'the thread lock', 60_000, 200);
+    timing.note(`spawn to thread lock: ${seconds(Date.now() - started)}`);
+    await until(async () => (await world.screen(driver.session)).includes('›'), 'the prompt', 60_000, 250);
+    expect(await world.screen(driver.session)).not.toMatch(/review/i);
+    // No prompt yet: SessionStart has not fired, and nothing else stamps (no supervisor in this world yet).
+    await sleep(1000);
+    expect(await world.stamp(driver.session)).toBe('');
+    const typed = Date.now();
+    await world.typeLine(driver.session, 'hello from the tier');
+    driver.sid = await until(() => world.stamp(driver.session), 'the stamp of the first prompt', 60_000, 200);
+    timing.note(`first prompt to stamp: ${seconds(Date.now() - typed)}`);
+    expect(driver.sid).toBe(lock);
+    const recorded = (await world.option(driver.session, '@fleet-stamp-agent')).split(' ');
+    expect(recorded.slice(0, 2)).toEqual(['codex', String(driver.pid)]);
+    const task = await until(async () => {
+      const t = await world.readTask('tc');
+      return t.driverSid === driver.sid ? t : null;
+    }, 'task tc filled', 20_000, 200);
+    expect(task).toMatchObject({ driverAgent: 'codex', driverPid: driver.pid });
+    expect(task.spawnNonce).toBeUndefined();
+  });
+
+  timed('judge: owner 0 for the Driver, 9 other <sid> live for anyone else; takeover refused while it runs', async () => {
+    const self = await world.fleet(['owner', 'tc', '--as', driver.sid]);
+    expect(self.stdout).toMatch(/^0 owner/);
+    expect(self.exitCode).toBe(0);
+    const other = await world.fleet(['owner', 'tc', '--as', OTHER, '--json']);
+    expect(other.exitCode).toBe(9);
+    expect(JSON.parse(other.stdout)).toMatchObject({ verdict: 9, owner: driver.sid, liveness: 'live', agent: 'codex' });
+    const refused = await world.fleet(['takeover', 'tc', '--as', OTHER]);
+    expect(refused.exitCode).toBe(9);
+    expect((await world.readTask('tc')).driverSid).toBe(driver.sid);
+  });
+
+  timed('/clear: a new session id of the same process; the hook hands the task over at the next prompt (reason clear)', async () => {
+    const before = driver.sid;
+    await world.tmux(['send-keys', '-t', `=${driver.session}:`, 'Escape']);
+    await world.typeLine(driver.session, '/clear');
+    // The new thread's lock at once; the old one stays held until exit.
+    const locks = await until(() => (codexLocksOf(driver.pid).length >= 2 ? codexLocksOf(driver.pid) : null), 'a second thread lock', 30_000, 200);
+    expect(locks).toContain(before);
+    await world.typeLine(driver.session, 'after the clear');
+    const after = await until(async () => {
+      const s = await world.stamp(driver.session);
+      return s !== before ? s : '';
+    }, 'the stamp after /clear', 60_000, 200);
+    expect(locks).toContain(after);
+    const task = await until(async () => {
+      const t = await world.readTask('tc');
+      return t.driverSid === after ? t : null;
+    }, 'the task to follow /clear', 20_000, 200);
+    expect(task.handovers.at(-1)).toMatchObject({ from: before, to: after, reason: 'clear' });
+    expect((await world.fleet(['owner', 'tc', '--as', after])).stdout).toMatch(/^0 owner/);
+    driver.sid = after;
+  });
+
+  timed('without a hook: the supervisor proves Codex by the thread lock its process holds, no prompt typed; /clear followed', async () => {
+    await world.loadPlugin();
+    const un = await world.fleet(['hooks', 'uninstall', '--agent', 'codex']);
+    expect(un.exitCode, un.stderr).toBe(0);
+    expect(un.stdout).toMatch(/removed its trust from/);
+    const started = Date.now();
+    const session = await world.spawn('tn');
+    const pid = await until(() => world.agentPid(session), 'the native codex process', 60_000, 200);
+    const sid = await until(() => world.stamp(session), 'the stamp by the thread lock', 60_000, 200);
+    timing.note(`hookless spawn to stamp: ${seconds(Date.now() - started)}`);
+    expect(codexLocksOf(pid)).toEqual([sid]);
+    expect((await world.option(session, '@fleet-stamp-agent')).split(' ').slice(0, 2)).toEqual(['codex', String(pid)]);
+    await until(async () => (await world.readTask('tn')).driverSid === sid, 'task tn filled', 20_000, 200);
+    expect((await world.fleet(['owner', 'tn', '--as', sid])).exitCode).toBe(0);
+    const status = await until(async () => {
+      const v = await world.option(session, '@fleet-owner');
+      return v.includes('owner tn') ? v : '';
+    }, '@fleet-owner', 20_000);
+    expect(status).toContain('● owner tn');
+    expect(await until(async () => ((await world.option(session, '@fleet-agent')).includes('codex') ? 'yes' : ''), '@fleet-agent', 20_000)).toBe('yes');
+
+    await until(async () => (await world.screen(session)).includes('›'), 'the prompt', 60_000, 250);
+    await world.typeLine(session, '/clear');
+    const after = await until(async () => {
+      const s = await world.stamp(session);
+      return s !== sid ? s : '';
+    }, 'the stamp after a hookless /clear', 60_000, 200);
+    const task = await until(async () => {
+      const t = await world.readTask('tn');
+      return t.driverSid === after ? t : null;
+    }, 'task tn to follow /clear', 20_000, 200);
+    expect(task.handovers.at(-1)).toMatchObject({ from: sid, to: after, reason: 'clear' });
+  });
+
+  timed("exit: the Driver's process exits while its pane stays open: gone, takeover allowed without --force", async () => {
+    await world.tmux(['set-option', '-t', `=${driver.session}:`, 'remain-on-exit', 'on']);
+    process.kill(driver.pid, 'SIGKILL');
+    const other = await until(async () => {
+      const r = await world.fleet(['owner', 'tc', '--as', OTHER]);
+      return / gone/.test(r.stdout) ? r : null;
+    }, 'owner to read the Driver gone', 30_000, 250);
+    expect(other.stdout).toMatch(new RegExp(`^9 other ${driver.sid} gone`));
+    // The pane is still there, and still carries the stamp.
+    expect(await world.stamp(driver.session)).toBe(driver.sid);
+    const takeover = await world.fleet(['takeover', 'tc', '--as', OTHER]);
+    expect(takeover.exitCode, takeover.stderr).toBe(0);
+    expect((await world.readTask('tc')).driverSid).toBe(OTHER);
+  });
+
+  timed("daemon mode: Codex's app-server daemon holds every thread: the status line says cannot tell, doctor says why and how to fix it", async () => {
+    const config = join(world.home, '.codex', 'config.toml');
+    await writeFile(config, (await readFile(config, 'utf8')).replace('daemon_auto_start = false', 'daemon_auto_start = true'));
+    const status = await world.fleet(['hooks', 'status', '--agent', 'codex']);
+    expect(status.stdout).toMatch(/note: Codex starts its app-server daemon by default.*daemon_auto_start = false/);
+    const session = await world.spawn('td');
+    // Codex's TUI holds no thread lock, its daemon does: once that has lasted, doctor says why.
+    const doctor = await until(async () => {
+      const r = await world.fleet(['doctor', '--session', session]);
+      return /✖ agent: cannot be proven for op-td/.test(r.stdout) ? r : null;
+    }, 'doctor to say the agent cannot be proven', 90_000, 1000);
+    expect(doctor.stdout).toMatch(/app-server daemon \(pid \d+\).*daemon_auto_start = false/);
+    const owner = await until(async () => {
+      const v = await world.option(session, '@fleet-owner');
+      return v.includes('cannot tell') ? v : '';
+    }, '@fleet-owner to say cannot tell', 30_000, 500);
+    expect(owner).toContain('? td cannot tell');
+    // It stays so: no pane can be proven in that mode, and nothing stamps it.
+    await sleep(3000);
+    expect(await world.option(session, '@fleet-owner')).toContain('? td cannot tell');
+    expect(await world.stamp(session)).toBe('');
+  });
+
+  timed('close: no process of the HOME is left (daemon stopped, server killed)', async () => {
+    closed = true;
+    const home = world.home;
+    await world.close();
+    const { processesWithHome } = await import('../claude/world');
+    expect(processesWithHome(home)).toEqual([]);
+  });
+});

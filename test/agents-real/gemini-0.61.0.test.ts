@@ -1,0 +1,119 @@
+// The real Gemini CLI 0.61.0, offline in a private tmux server with a
+// throw-away HOME: the hook stamps at start, the judge, takeover, /clear, the
+// proof without a hook (--session-id and its chat file), and the Driver's exit
+// (docs/ownership.md#gemini-cli). The scenarios run in order in one world.
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { seconds, tierTimings } from '../helpers/tier';
+import { cmdline, makeAgentWorld, until, type AgentWorld } from './world';
+
+const OTHER = '0f0f0f0f-1111-4222-8333-444444444444';
+const VERSION = '0.61.0';
+
+describe(`Gemini CLI ${VERSION}`, () => {
+  let world: AgentWorld;
+  let closed = false;
+  const timing = tierTimings(`gemini ${VERSION}`);
+  const timed = timing.timed;
+
+  let driver = { session: '', sid: '', pid: 0 };
+
+  beforeAll(async () => {
+    timing.start();
+    world = await makeAgentWorld('gemini');
+  });
+  afterAll(async () => {
+    if (!closed) await world?.close();
+    timing.print();
+  });
+
+  timed('stamp: hooks install adds the hook to settings.json; it stamps at start, before any prompt, with the id spawn gave and the agent process', async () => {
+    const r = await world.fleet(['hooks', 'install']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^gemini: added the SessionStart hook .*settings\.json/m);
+    const started = Date.now();
+    driver.session = await world.spawn('tg');
+    driver.sid = await until(() => world.stamp(driver.session), 'the stamp of SessionStart', 120_000, 200);
+    timing.note(`spawn to stamp: ${seconds(Date.now() - started)}`);
+    driver.pid = await until(() => world.agentPid(driver.session), "Gemini's relaunched child", 30_000, 200);
+    // The id spawn passed is the one Gemini runs under.
+    const argv = cmdline(driver.pid);
+    expect(argv[argv.indexOf('--session-id') + 1]).toBe(driver.sid);
+    expect((await world.option(driver.session, '@fleet-stamp-agent')).split(' ').slice(0, 2)).toEqual(['gemini', String(driver.pid)]);
+    const task = await until(async () => {
+      const t = await world.readTask('tg');
+      return t.driverSid === driver.sid ? t : null;
+    }, 'task tg filled', 20_000, 200);
+    expect(task).toMatchObject({ driverAgent: 'gemini', driverPid: driver.pid });
+  });
+
+  timed('judge: owner 0 for the Driver, 9 other <sid> live for anyone else; takeover refused while it runs', async () => {
+    const self = await world.fleet(['owner', 'tg', '--as', driver.sid]);
+    expect(self.stdout).toMatch(/^0 owner/);
+    const other = await world.fleet(['owner', 'tg', '--as', OTHER, '--json']);
+    expect(other.exitCode).toBe(9);
+    expect(JSON.parse(other.stdout)).toMatchObject({ verdict: 9, owner: driver.sid, liveness: 'live', agent: 'gemini' });
+    const refused = await world.fleet(['takeover', 'tg', '--as', OTHER]);
+    expect(refused.exitCode).toBe(9);
+    expect((await world.readTask('tg')).driverSid).toBe(driver.sid);
+  });
+
+  timed('/clear: a new session id of the same process; the hook hands the task over (reason clear)', async () => {
+    const before = driver.sid;
+    await until(async () => (await world.screen(driver.session)).includes('Type your message'), 'the prompt', 60_000, 250);
+    await world.typeLine(driver.session, '/clear');
+    const after = await until(async () => {
+      const s = await world.stamp(driver.session);
+      return s !== before ? s : '';
+    }, 'the stamp after /clear', 60_000, 200);
+    const task = await until(async () => {
+      const t = await world.readTask('tg');
+      return t.driverSid === after ? t : null;
+    }, 'the task to follow /clear', 20_000, 200);
+    expect(task.handovers.at(-1)).toMatchObject({ from: before, to: after, reason: 'clear' });
+    expect(task.driverPid).toBe(driver.pid);
+    driver.sid = after;
+  });
+
+  timed('without a hook: the supervisor proves Gemini by its --session-id and the chat file of that id; the launch prompt goes with -i', async () => {
+    await world.loadPlugin();
+    const un = await world.fleet(['hooks', 'uninstall', '--agent', 'gemini']);
+    expect(un.exitCode, un.stderr).toBe(0);
+    const started = Date.now();
+    const session = await world.spawn('tn', ['--prompt', 'hello from the tier']);
+    const sid = await until(() => world.stamp(session), 'the stamp by --session-id', 120_000, 200);
+    timing.note(`hookless spawn to stamp: ${seconds(Date.now() - started)}`);
+    const pid = await until(() => world.agentPid(session), "Gemini's relaunched child", 30_000, 200);
+    const argv = cmdline(pid);
+    expect(argv[argv.indexOf('--session-id') + 1]).toBe(sid);
+    expect(argv[argv.indexOf('-i') + 1]).toBe('hello from the tier');
+    await until(async () => (await world.readTask('tn')).driverSid === sid, 'task tn filled', 20_000, 200);
+    expect((await world.fleet(['owner', 'tn', '--as', sid])).exitCode).toBe(0);
+    const status = await until(async () => {
+      const v = await world.option(session, '@fleet-owner');
+      return v.includes('owner tn') ? v : '';
+    }, '@fleet-owner', 20_000);
+    expect(status).toContain('● owner tn');
+    expect(await until(async () => ((await world.option(session, '@fleet-agent')).includes('gemini') ? 'yes' : ''), '@fleet-agent', 20_000)).toBe('yes');
+  });
+
+  timed("exit: the Driver's process exits while its pane stays open: gone, takeover allowed without --force", async () => {
+    await world.tmux(['set-option', '-t', `=${driver.session}:`, 'remain-on-exit', 'on']);
+    process.kill(driver.pid, 'SIGKILL');
+    const other = await until(async () => {
+      const r = await world.fleet(['owner', 'tg', '--as', OTHER]);
+      return / gone/.test(r.stdout) ? r : null;
+    }, 'owner to read the Driver gone', 30_000, 250);
+    expect(other.stdout).toMatch(new RegExp(`^9 other ${driver.sid} gone`));
+    expect(await world.stamp(driver.session)).toBe(driver.sid);
+    const takeover = await world.fleet(['takeover', 'tg', '--as', OTHER]);
+    expect(takeover.exitCode, takeover.stderr).toBe(0);
+  });
+
+  timed('close: no process of the HOME is left', async () => {
+    closed = true;
+    const home = world.home;
+    await world.close();
+    const { processesWithHome } = await import('../claude/world');
+    expect(processesWithHome(home)).toEqual([]);
+  });
+});
