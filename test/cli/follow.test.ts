@@ -103,9 +103,9 @@ describe('follow with no stamp: the actual cause', () => {
     const r = await runFleet(['follow'], { env: { ...fenv.env, TMUX_PANE: pane } });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).not.toMatch(/hook installed|hooks install/);
-    expect(r.stderr.trim()).toMatch(/^tmux-fleet: follow: tmux session "plain" carries no stamp \(@claude_session_id\): no Claude Code runs under its panes; /);
+    expect(r.stderr.trim()).toMatch(/^tmux-fleet: follow: tmux session "plain" carries no stamp \(@claude_session_id\): no Claude Code, Codex CLI or Gemini CLI runs under its panes; /);
     const named = await follow('plain');
-    expect(named.stderr.trim()).toMatch(/^tmux-fleet: follow: tmux session "plain" carries no stamp \(@claude_session_id\): no Claude Code runs under its panes; /);
+    expect(named.stderr.trim()).toMatch(/^tmux-fleet: follow: tmux session "plain" carries no stamp \(@claude_session_id\): no Claude Code, Codex CLI or Gemini CLI runs under its panes; /);
   });
 
   it('a Claude Code under the panes, unstamped: names it, so it can be followed', async () => {

@@ -25,7 +25,7 @@ beforeAll(async () => {
   const r = await runFleet(['spawn', 'fix-login', '--cmd', `${process.execPath} ${STAND_IN}`], { env: fenv.env });
   expect(r.exitCode, r.stderr).toBe(0);
   await waitFor(async () => (await server.run(['show-options', '-qv', '-t', '=op-fix-login:', '@fleet-owner'])).includes('owner fix-login'), 'the owner segment', 15_000);
-  await server.run(['send-keys', '-t', '=op-fix-login:', '-l', `/park ${JOB} waiting approve Bash`]);
+  await server.run(['send-keys', '-t', '=op-fix-login:', '-l', `/park ${JOB} waiting permission prompt`]);
   await server.run(['send-keys', '-t', '=op-fix-login:', 'Enter']);
   await waitFor(async () => (await server.run(['show-options', '-qv', '-t', '=op-fix-login:', '@fleet-agent'])).includes('waiting'), 'the job waiting', 15_000);
 });
@@ -51,7 +51,7 @@ describe('the default layout on a real install', () => {
     expect(line).toMatch(/ 0:\S+\*/);
     expect(line).toContain('● owner fix-login');
     expect(line).toMatch(new RegExp(`↪ [0-9a-f]{4} → ${JOB.slice(0, 4)}`));
-    expect(line).toContain('! waiting: approve Bash');
+    expect(line).toContain('! waiting: permission prompt');
   });
 
   it('at 80 columns: the session name whole, the window list shown, the hop without ids and the agent without text', async () => {
