@@ -84,7 +84,14 @@ describe(`Codex CLI ${VERSION}`, () => {
 
   timed('/clear: a new session id of the same process; the hook hands the task over at the next prompt (reason clear)', async () => {
     const before = driver.sid;
-    await world.tmux(['send-keys', '-t', `=${driver.session}:`, 'Escape']);
+    // The first prompt's turn still retries offline, and Codex refuses /clear while a task runs: Escape ends it first.
+    // Typed at once after Escape, the keys would read as one escape sequence: wait for the turn to end.
+    await until(async () => {
+      if (!(await world.screen(driver.session)).includes('esc to interrupt')) return true;
+      await world.tmux(['send-keys', '-t', `=${driver.session}:`, 'Escape']);
+      await sleep(500);
+      return false;
+    }, 'the first turn interrupted', 30_000, 200);
     await world.typeLine(driver.session, '/clear');
     // The new thread's lock at once; the old one stays held until exit.
     const locks = await until(() => (codexLocksOf(driver.pid).length >= 2 ? codexLocksOf(driver.pid) : null), 'a second thread lock', 30_000, 200);

@@ -34,7 +34,11 @@ describe(`Gemini CLI ${VERSION}`, () => {
     driver.session = await world.spawn('tg');
     driver.sid = await until(() => world.stamp(driver.session), 'the stamp of SessionStart', 120_000, 200);
     timing.note(`spawn to stamp: ${seconds(Date.now() - started)}`);
-    driver.pid = await until(() => world.agentPid(driver.session), "Gemini's relaunched child", 30_000, 200);
+    // A Gemini that exits leaves its last screen: a failure says why.
+    await world.tmux(['set-option', '-t', `=${driver.session}:`, 'remain-on-exit', 'on']);
+    driver.pid = await until(() => world.agentPid(driver.session), "Gemini's relaunched child", 30_000, 200).catch(async (err: Error) => {
+      throw new Error(`${err.message}; its pane shows:\n${await world.screen(driver.session).catch(() => '(no pane)')}`);
+    });
     // The id spawn passed is the one Gemini runs under.
     const argv = cmdline(driver.pid);
     expect(argv[argv.indexOf('--session-id') + 1]).toBe(driver.sid);

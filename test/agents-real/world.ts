@@ -16,7 +16,7 @@ import { execa } from 'execa';
 import { runFleet, sleep, waitFor, type CliResult } from '../helpers/env';
 import { ROOT } from '../helpers/paths';
 import { removeSocketFile } from '../helpers/tmux-server';
-import { signal } from '../helpers/tier';
+import { signal, userShellEnv } from '../helpers/tier';
 import { pidExists } from '../../src/proc';
 import { processesWithHome, until } from '../claude/world';
 import { agentBinary, agentsCacheDir, OTHER_AGENTS } from './install.mjs';
@@ -57,15 +57,6 @@ export function pinned(agent: OtherAgent): { version: string; binary: string } {
   return { version: a.version, binary: agentBinary(AGENTS_CACHE, a) };
 }
 
-/** The environment a user's shell would give: none of this test run's tmux, agent or fleet variables. */
-function cleanEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || /^(TMUX|CLAUDE|ANTHROPIC|CODEX|GEMINI|GOOGLE|OPENAI|TMUX_FLEET_|VITEST|NODE_OPTIONS)/.test(k)) continue;
-    env[k] = v;
-  }
-  return env;
-}
 
 /** The processes under a pid (breadth first), from /proc. */
 export function descendants(root: number): number[] {
@@ -107,7 +98,7 @@ export async function makeAgentWorld(agent: OtherAgent): Promise<AgentWorld> {
   const work = join(home, 'work');
   await mkdir(work, { recursive: true });
   const agentEnv: Record<string, string> = {
-    ...cleanEnv(),
+    ...userShellEnv(),
     HOME: home,
     TMUX_FLEET_HOME: join(home, 'fleet'),
     XDG_STATE_HOME: join(home, '.local', 'state'),
@@ -242,7 +233,7 @@ export function codexLocksOf(pid: number): string[] {
  * hooks/list (JSON-RPC over stdio), as Codex 0.171.0 speaks it.
  */
 export async function codexHooksList(world: AgentWorld): Promise<{ key: string; currentHash: string; trustStatus: string; command: string }[]> {
-  const child = spawn(world.binary, ['app-server'], { cwd: world.work, env: { ...cleanEnv(), HOME: world.home }, stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(world.binary, ['app-server'], { cwd: world.work, env: { ...userShellEnv(), HOME: world.home }, stdio: ['pipe', 'pipe', 'ignore'] });
   try {
     return await new Promise((resolve, reject) => {
       let buf = '';

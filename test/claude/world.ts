@@ -16,7 +16,7 @@ import { execa } from 'execa';
 import { runFleet, sleep, waitFor, type CliResult } from '../helpers/env';
 import { ROOT } from '../helpers/paths';
 import { removeSocketFile } from '../helpers/tmux-server';
-import { signal } from '../helpers/tier';
+import { signal, userShellEnv } from '../helpers/tier';
 import { pidExists } from '../../src/proc';
 import { startModelServer, type ModelServer, type ScriptRule, type TrafficEntry } from '../fixtures/model-server.mjs';
 
@@ -104,15 +104,6 @@ export function claudeBinary(version: string): string {
   return join(CLAUDE_CACHE, version, 'claude');
 }
 
-/** The environment a user's shell would give: none of this test run's tmux, Claude or fleet variables. */
-function cleanEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || /^(TMUX|CLAUDE|ANTHROPIC|TMUX_FLEET_|VITEST|NODE_OPTIONS)/.test(k)) continue;
-    env[k] = v;
-  }
-  return env;
-}
 
 export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
   const binary = claudeBinary(version);
@@ -141,7 +132,7 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
   await writeFile(join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default' }, env: modelEnv }, null, 2));
   const socket = `fleet-test-${randomBytes(6).toString('hex')}`;
   const agentEnv: Record<string, string> = {
-    ...cleanEnv(),
+    ...userShellEnv(),
     HOME: home,
     TMUX_FLEET_HOME: join(home, 'fleet'),
     XDG_STATE_HOME: join(home, '.local', 'state'),

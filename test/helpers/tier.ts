@@ -1,6 +1,7 @@
 // What the real-agent tier's worlds share: each scenario timed, with notes,
 // printed as `claude tier timing:` lines at the end (the closing note quotes
-// them), and a signal that may find its process gone.
+// them), a signal that may find its process gone, and the environment a
+// user's shell gives an agent.
 import { it } from 'vitest';
 
 export interface TierTimings {
@@ -48,4 +49,20 @@ export function signal(pid: number, sig: NodeJS.Signals): void {
   } catch {
     /* already gone */
   }
+}
+
+/**
+ * The environment a user's shell would give an agent: none of this run's tmux,
+ * agent, fleet or vitest variables, and no CI markers. Gemini CLI runs headless
+ * under CI=true or GITHUB_ACTIONS=true (its isHeadlessMode): in a pane it then
+ * prints "No input provided via stdin" and exits 42, as CI's own run showed.
+ */
+export function userShellEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || /^(TMUX|CLAUDE|ANTHROPIC|CODEX|GEMINI|GOOGLE|OPENAI|TMUX_FLEET_|VITEST|NODE_OPTIONS)/.test(k)) continue;
+    if (k === 'CI' || k === 'GITHUB_ACTIONS') continue;
+    env[k] = v;
+  }
+  return env;
 }
