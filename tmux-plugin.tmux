@@ -13,13 +13,10 @@ CURRENT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 POPUP_SCRIPT="$CURRENT_DIR/scripts/fleet-popup.sh"
 OWNER_SCRIPT="$CURRENT_DIR/scripts/fleet-owner.sh"
 
-# Status tokens (like tmux-cpu): each token in status-left/status-right is
-# replaced by a read of the session option the supervisor keeps true, so
-# drawing the status line starts no process. On a narrow client (tmux compares
-# #{client_width} as it draws: numeric comparisons are tmux 3.2's) the hop
-# shows its icon without the ids below HOP_FULL_WIDTH columns, and the agent
-# its icon without the text below AGENT_FULL_WIDTH: the short forms are options
-# the supervisor writes too (docs/status.md#narrow-clients).
+# Each status token becomes a read of the session option the supervisor keeps
+# true, so drawing the status line starts no process. Below these client widths
+# the hop and the agent read their short forms, compared by tmux as it draws
+# (docs/status.md#narrow-clients).
 HOP_FULL_WIDTH=150
 AGENT_FULL_WIDTH=120
 STATUS_TOKENS=(
@@ -29,20 +26,15 @@ STATUS_TOKENS=(
 	"#{fleet_attention}" "#{@fleet-attention}"
 )
 
-# tmux keeps only the first status-left-length / status-right-length columns
-# of each side, 10 and 40 by default. The three segments at their usual widths
-# need about 90 columns (`▲ <slug>: owner rev (10e378ef) live` about 55 with a
-# 20-letter slug, `↪ 10e3 → e9e4` 15, `! waiting: approve Bash` 25), plus a
-# clock: 100 for the right side. The left side usually holds the session name
-# and at most the owner segment: 60. Only a length still at tmux's default is
-# raised (a length is a limit, not a reservation: tmux draws what the text needs).
+# tmux keeps only the first status-*-length columns of a side (10 and 40 by
+# default), too few for the segments: <length option> <tmux's default> <room>
+# (docs/status.md#room-for-the-segments).
 STATUS_LENGTHS=(
 	status-left-length 10 60
 	status-right-length 40 100
 )
-# A side without a segment that shows the session name (tmux's own status-left,
-# `[#S] `) gets room for the names spawn makes (`op-<slug>`): 10 columns cut
-# `[op-fix-login]` to `[op-fix-lo`.
+# A side without a segment that shows the session name gets room for the
+# names spawn makes: 10 columns cut `[op-fix-login]` to `[op-fix-lo`.
 SESSION_NAME_LENGTH=40
 
 # @fleet-version: the plugin's version (package.json), for `tmux-fleet doctor`.
@@ -123,7 +115,7 @@ register_command_alias() {
 	else
 		tmux set-option -sa command-alias "$value"
 	fi
-	# Duplicates left by older versions go.
+	# Any further fleet= entry goes: the alias is defined once.
 	for index in "${extra[@]+"${extra[@]}"}"; do
 		tmux set-option -su "command-alias[$index]"
 	done
@@ -254,13 +246,10 @@ fit_status_lengths() {
 	done
 }
 
-# Start the supervisor; on first load build the helper first, in the
-# background (build-helper.sh starts the supervisor when done). Every load
-# also asks build-helper.sh, in the background, whether dist/ was built from
-# this checkout's sources (a checksum of them: tenths of a second, kept off
-# tmux's start-up): after an update (TPM's prefix U, a git pull) it rebuilds,
-# and the new build's supervisor replaces the old one, which keeps the status
-# line meanwhile (docs/status.md#updates).
+# Start the supervisor of the build there is; build-helper.sh, in the
+# background, builds when dist/ is missing or was built from other sources
+# (first load, an update) and starts the new build's supervisor in place of the
+# old one (docs/status.md#updates).
 start_helper() {
 	if [ -f "$(fleet_helper_path)" ]; then
 		start_supervisor

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# Builds the helper (dist/tmux-fleet.cjs, and the bundles and
-# dependency files beside it that it reads, written before it) in the plugin directory, then starts
-# the supervisor in place of any running one. tmux-plugin.tmux runs this in the
-# background at every load; it does nothing when dist/ was built from this
-# checkout's sources (fleet_helper_current), and builds on first load and after
-# an update. It never blocks tmux start-up. A lock directory keeps two loads from
-# building at once. Outcome: display-message, and the fleet log.
+# Builds the helper in the plugin directory, then starts the new build's
+# supervisor in place of any running one (docs/status.md#updates).
+# tmux-plugin.tmux runs it in the background at every load, so it never blocks
+# tmux start-up; it does nothing when dist/ was built from this checkout's
+# sources. A lock directory keeps two loads from building at once. Outcome: a
+# message, and the fleet log.
 #
 # TMUX_FLEET_BUILD_CMD overrides the build (a sh command run in the plugin
 # directory; default: npm ci && npm run build). Tests use it.

@@ -1,37 +1,9 @@
-// Bundles the helper into plain files under dist/:
-//
-//   dist/tmux-fleet.cjs        the entry, the `bin` of package.json: loads fast.cjs
-//   dist/fast.cjs              owner, stamp, sid-of-pane; hands every other call to cli.cjs
-//   dist/cli.cjs               every command, and help
-//   dist/deps/execa.cjs        execa, required the first time a command imports it
-//   dist/deps/yargs.cjs        yargs, likewise (help only)
-//   dist/deps/jsonc-parser.cjs jsonc-parser (hooks install/uninstall), likewise
-//   dist/deps/smol-toml.cjs    smol-toml (Codex's config.toml: hooks, doctor), likewise
-//   *.map                      a source map beside each, for stack traces under TMUX_FLEET_DEBUG=1
-//
-// Why it is shaped this way (measured, bench/results.md):
-// - CommonJS, not ESM: Node's ESM loader alone costs about 0.1x `node -e 0`
-//   on every call, before a line of ours runs.
-// - Command modules are reached through dynamic import(); in one bundle
-//   esbuild turns each into a lazily initialized module, so `owner` runs the
-//   top-level code of what it uses and nothing else.
-// - V8 still reads and pre-parses every function in the file it loads, and
-//   the dependencies below are more than half of the code. Each is bundled
-//   into its own file (tree-shaken to the names src imports), and src's
-//   imports of them become require('./deps/<name>.cjs') calls inside the
-//   modules that import them, so only a command that uses one reads it.
-//   `owner` on a decided task reads none. (zod stays in the helper's file:
-//   every command reads a task file.)
-// - import() is compiled to require() (a Node built-in needed on one path
-//   only, node:net, is imported that way): kept as import(), it would start
-//   Node's ESM loader, about 3 ms.
-// - Whitespace and syntax are minified, identifiers are not: V8 pre-parses
-//   readable names faster (measured), and stack traces keep them.
-//
-// Each file is written to a temporary name and renamed into place, so no
-// helper ever reads half of one. They are written in the reverse of the order
-// a call loads them (the dependencies first, the entry last): a helper that
-// loads one new file loads only new files after it.
+// Bundles the helper into plain CommonJS files under dist/: the entry
+// (tmux-fleet.cjs, the package's bin), the fast bundle (fast.cjs: owner, stamp,
+// sid-of-pane), the full CLI (cli.cjs) and each dependency in a file of its own
+// (deps/), with a source map beside each. Start-up is a feature, and this layout
+// is what the measurements chose: docs/development.md#the-bundle says what each
+// file holds and why.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -53,6 +25,7 @@ const outdir = join(root, 'dist');
 const outfile = join(outdir, 'tmux-fleet.cjs');
 const depsDir = join(outdir, 'deps');
 
+// Whitespace and syntax minified, identifiers kept (for V8's pre-parse and stack traces).
 const common = {
   bundle: true,
   platform: 'node',
@@ -93,9 +66,9 @@ async function bundleDep(name, { from, names }) {
 }
 
 // `import ... from 'execa'` in src becomes require('./deps/execa.cjs') in the
-// module that imports it, resolved beside the helper at run time. The stand-in
-// module re-exports by name: src/ is ESM in Node's mode (package type module),
-// where a default import would take the whole CommonJS exports object.
+// module that imports it, so only a command that uses a dependency reads it. The
+// stand-in module re-exports by name: src/ is ESM in Node's mode (package type
+// module), where a default import would take the whole CommonJS exports object.
 const depsPlugin = {
   name: 'deps',
   setup(b) {
@@ -113,6 +86,7 @@ const depOutputs = (await Promise.all(Object.entries(DEPS).map(([name, dep]) => 
 
 // The two bundles of src/: the fast commands, and everything (both reach the
 // dependencies through depsPlugin); then the entry, which loads the fast one.
+// import() becomes require(): kept, it would start Node's ESM loader.
 const bundle = (entry, name) =>
   build({
     ...common,
@@ -137,7 +111,9 @@ function writeAtomic(file, contents, mode) {
   renameSync(tmp, file);
 }
 
-// Maps before the code that names them; each file before the ones a call loads before it.
+// Each file renamed into place, maps before the code that names them, the
+// dependencies first and the entry last: a helper started during a build never
+// reads half of a file, and one that loads a new file loads only new ones after it.
 const outputs = [depOutputs, cliBundle.outputFiles, fastBundle.outputFiles, entry.outputFiles];
 for (const f of outputs.flatMap((fs) => [...fs.filter(isMap), ...code(fs)])) {
   writeAtomic(f.path, f.contents, f.path === outfile ? 0o755 : 0o644);

@@ -243,11 +243,9 @@ fleet_helper_path() {
 }
 
 # What a helper is built from (docs/status.md#updates): the plugin's version and
-# a checksum (POSIX cksum: CRC and length) of the build's inputs, src/,
-# package.json, package-lock.json and scripts/build.mjs, read in path order. The
-# build (scripts/build.mjs) writes it to dist/built-from; a load compares.
-# About 5 processes and half a megabyte read: 0.2-0.3 s measured on a loaded
-# machine, so a load runs it in the background (build-helper.sh).
+# a POSIX cksum of the build's inputs read in path order. scripts/build.mjs
+# writes it to dist/built-from; a load compares, in the background
+# (build-helper.sh): it takes tenths of a second.
 fleet_build_inputs() {
 	local dir version sum
 	dir="$(fleet_plugin_dir)"
@@ -275,9 +273,7 @@ fleet_helper_command() {
 start_supervisor() {
 	local cmd lines
 	cmd="$(fleet_helper_command) supervise ${1:+$1 }--socket-path "
-	# What it prints becomes log lines (scripts/log-lines.sh): time, who, one line
-	# each, and nothing when the log is not safe to write (the plugin said why).
-	# The home this plugin load checked: a run-shell job has the server's environment, not ours.
+	# The home this load checked: a run-shell job has the server's environment, not ours.
 	lines="TMUX_FLEET_HOME=$(shell_quote "$(fleet_home)") $(shell_quote "$FLEET_SCRIPTS_DIR/log-lines.sh") supervise"
 	# run-shell expands formats: escape ours, then add the quoted socket path.
 	cmd="$(format_escape "$cmd")#{q:socket_path} 2>&1 </dev/null | $(format_escape "$lines") || :"

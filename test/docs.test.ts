@@ -1,13 +1,16 @@
 // The design lives in the repository: every docs link in the README, the docs
 // and the code's comments names a file that exists and a heading it has (as
 // GitHub makes anchors); nothing cites a contract that is not in the repository;
-// docs/cli.md's reference is what the command table makes.
+// docs/cli.md's reference is what the command table makes; the README's examples,
+// tokens, options and keys are what the code takes.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/paths';
+import { parseCommandArgs } from '../src/cli/parse';
+import { findCommand } from '../src/cli/spec';
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to dashes. */
 export function anchorOf(heading: string): string {
@@ -94,6 +97,72 @@ describe("the README's commands", () => {
     } finally {
       rmSync(bin, { recursive: true, force: true });
     }
+  });
+});
+
+/** The rows of the tables in one `## ` section of the README, as trimmed cells, headers left out. */
+function readmeTableRows(section: string): string[][] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf(`\n## ${section}\n`);
+  if (start === -1) throw new Error(`the README has no section "${section}"`);
+  const end = readme.indexOf('\n## ', start + 1);
+  const rows: string[][] = [];
+  for (const line of readme.slice(start, end === -1 ? undefined : end).split('\n')) {
+    if (/^\|[-|]+\|$/.test(line)) rows.pop(); // the header above a separator
+    else if (line.startsWith('|')) rows.push(line.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim()));
+  }
+  return rows;
+}
+
+const codeSpans = (text: string): string[] => [...text.matchAll(/`([^`]*)`/g)].map((m) => m[1] as string);
+
+describe("the README's examples and tables", () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+  it('every tmux-fleet command line it shows parses with the command table', () => {
+    const shellLines = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => (m[1] as string).split('\n'));
+    const examples = shellLines.map((l) => l.replace(/\s+#.*$/, '').trim()).filter((l) => l.startsWith('tmux-fleet '));
+    expect(examples.length).toBeGreaterThan(5);
+    for (const line of examples) {
+      const argv = (line.match(/"[^"]*"|\S+/g) as string[]).slice(1).map((w) => w.replace(/^"(.*)"$/, '$1'));
+      const spec = findCommand(argv[0]);
+      expect(spec, line).toBeDefined();
+      expect(() => parseCommandArgs(spec!, argv), line).not.toThrow();
+    }
+    // Inline mentions name a command too.
+    for (const [, name] of readme.matchAll(/`tmux-fleet ([a-z-]+)/g)) expect(findCommand(name), `tmux-fleet ${name}`).toBeDefined();
+  });
+
+  it('the status tokens are the ones tmux-plugin.tmux replaces', () => {
+    const plugin = readFileSync(join(ROOT, 'tmux-plugin.tmux'), 'utf8');
+    const replaced = [...plugin.matchAll(/^\t"(#\{fleet_\w+\})"/gm)].map((m) => m[1]);
+    expect(replaced.length).toBeGreaterThan(0);
+    expect(readmeTableRows('Status tokens').map(([token]) => codeSpans(token as string)[0])).toEqual(replaced);
+  });
+
+  it('the options and keys tables name every option of scripts/option-defaults.json, with its default', () => {
+    const defaults = JSON.parse(readFileSync(join(ROOT, 'scripts', 'option-defaults.json'), 'utf8')) as Record<string, string>;
+    const named = new Map<string, string | undefined>();
+    for (const [first = '', second = '', third = ''] of readmeTableRows('Options and keys')) {
+      const key = /^`prefix (\S+)`$/.exec(first);
+      if (key) {
+        named.set(codeSpans(second)[0] as string, key[1]);
+        continue;
+      }
+      const names = codeSpans(first);
+      if (names.some((n) => n.includes('<state>'))) {
+        // One row for the icon and style of each state: `owner` `●`, ...
+        for (const [, state, icon] of third.matchAll(/`([a-z]+)` `([^`]+)`/g)) {
+          named.set(`@fleet-icon-${state}`, icon);
+          named.set(`@fleet-style-${state}`, defaults[`@fleet-style-${state}`]);
+        }
+        continue;
+      }
+      const values = second.split(' / ').map((v) => (v === 'empty' ? '' : /^`(.*)`$/.exec(v)?.[1]));
+      names.forEach((name, i) => named.set(name, values[i]));
+    }
+    expect([...named.keys()].sort()).toEqual(Object.keys(defaults).sort());
+    for (const [name, value] of named) expect(value, name).toBe(defaults[name]);
   });
 });
 

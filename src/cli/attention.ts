@@ -1,3 +1,4 @@
+// `tmux-fleet attention`: who waits for the user (docs/status.md#attention).
 import { registryDir, type Context } from '../context';
 import { readDashboardData, fleetWaiters } from '../status/agents';
 import { jumpToLongestWait } from '../dashboard/jobs';

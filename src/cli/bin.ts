@@ -1,12 +1,9 @@
 // The helper's entry, dist/tmux-fleet.cjs: small, so that Node compiles little
-// before it runs anything. It loads the fast bundle, dist/fast.cjs, which runs
-// owner, stamp and sid-of-pane itself and hands every other call to
-// dist/cli.cjs (docs/budgets.md#owner-start-up).
+// before it loads the fast bundle (docs/development.md#the-bundle).
 //
-// Under TMUX_FLEET_DEBUG=1 a stack trace names src/<file>.ts:<line>: Node
-// turns bundle positions into source positions through the .map beside each
-// bundle, for code compiled after source maps are turned on, so they are
-// turned on before a bundle is loaded.
+// Under TMUX_FLEET_DEBUG=1 source maps are turned on before a bundle loads:
+// Node applies them only to code compiled after, and a stack trace then names
+// src/<file>.ts:<line>.
 import { join } from 'node:path';
 import type { Bundle } from './types';
 

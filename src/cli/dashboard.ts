@@ -1,3 +1,4 @@
+// `tmux-fleet dashboard`: the popup (docs/status.md#dashboard).
 import { registryDir, type Context } from '../context';
 import { spawnTask } from '../ownership/spawn';
 import { runDashboard } from '../dashboard/tui';

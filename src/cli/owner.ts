@@ -1,3 +1,5 @@
+// `tmux-fleet owner`: the judge's verdict as a line or one JSON object, and as
+// the exit code (docs/ownership.md#the-judge).
 import type { Context } from '../context';
 import { verdictLine } from '../ownership/judge';
 import { judgeTask, judgementJson } from '../ownership/owner';

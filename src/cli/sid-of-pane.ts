@@ -1,3 +1,5 @@
+// `tmux-fleet sid-of-pane`: the stamp of a tmux session, for scripts; exit 1
+// when it has none, telling a missing session from an unstamped one.
 import type { Context } from '../context';
 import { ExitWith, FleetError } from '../errors';
 import { Tmux } from '../tmux';

@@ -1,3 +1,4 @@
+// `tmux-fleet spawn`: parse, call the spawn (docs/ownership.md#spawn), print.
 import type { Context } from '../context';
 import { spawnTask } from '../ownership/spawn';
 import type { Args } from './types';

@@ -1,3 +1,5 @@
+// `tmux-fleet stamp`: the agents' SessionStart hook (docs/ownership.md#the-stamp).
+// A hook's output reaches the agent and its failure would stop it: silent, exit 0.
 import type { Context } from '../context';
 import { runStamp } from '../ownership/stamp';
 import type { Args } from './types';

@@ -1,3 +1,5 @@
+// `tmux-fleet sweep`: fill the owner of pending tasks whose session proves it
+// (docs/ownership.md#sweep), print what it filled.
 import type { Context } from '../context';
 import { sweep } from '../ownership/sweep';
 import type { Args } from './types';

@@ -1,3 +1,5 @@
+// `tmux-fleet takeover`: make the asker the Driver (docs/ownership.md#takeover);
+// a refusal is exit 9, one object under --json too.
 import type { Context } from '../context';
 import { ExitWith } from '../errors';
 import { takeover } from '../ownership/takeover';

@@ -1,3 +1,5 @@
+// `tmux-fleet tasks`: the fleet view as a table, or one JSON object; the same
+// view as the dashboard and the status line (docs/status.md#dashboard).
 import { registryDir, type Context } from '../context';
 import { lastHandover } from '../ownership/judge';
 import { agentWaits } from '../registry/hop';

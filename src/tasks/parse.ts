@@ -1,3 +1,5 @@
+// Reading task.json text: a file that is not a task record is named with the
+// problem and never overwritten (docs/tasks.md#corrupt-files).
 import { TaskFileError } from '../errors';
 import { maxNesting } from '../json-text';
 import { jsonErrorWithoutContent } from '../text';

@@ -1,3 +1,5 @@
+// The slug rule: a slug names a directory and a tmux session, so nothing tmux
+// rewrites or a path could abuse (docs/tasks.md#slugs).
 import { UsageError } from '../errors';
 import { echoInput } from '../text';
 

@@ -1,3 +1,5 @@
+// Moving a client to a session (the dashboard's Enter, attention --jump), by
+// the exact =name: target.
 import { sessionTarget } from './args';
 import type { Tmux } from './client';
 

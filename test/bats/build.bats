@@ -28,8 +28,9 @@ teardown() {
 	touch "$PLUGIN/gate"
 
 	wait_for 15 grep -q supervise "$PLUGIN/calls.log"
+	# A build's supervisor always starts in place of any running one; here there is none.
 	run cat "$PLUGIN/calls.log"
-	assert_output "[\"supervise\",\"--socket-path\",\"$SOCKET_PATH\"]"
+	assert_output "[\"supervise\",\"--replace\",\"--socket-path\",\"$SOCKET_PATH\"]"
 	run cat "$TMUX_FLEET_HOME/log"
 	assert_output --partial "helper built"
 	[ ! -e "$PLUGIN/.fleet-build.lock" ]
