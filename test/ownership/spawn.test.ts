@@ -227,7 +227,8 @@ describe('spawn', () => {
     expect(await w.server.tmux.hasSession('op-wt2')).toBe(false);
   });
 
-  it('measures the boot sub-window: spawn returning -> stamp landing', async () => {
+  // Eight spawns: seconds each on a loaded machine.
+  it('measures the boot sub-window: spawn returning -> stamp landing', { timeout: 180_000 }, async () => {
     const times: number[] = [];
     for (let i = 0; i < 8; i++) {
       const r = await w.fleet(['spawn', `boot${i}`, '--cmd', w.standInCmd()]);
