@@ -4,14 +4,15 @@
 // tmux server is private (`-L fleet-bench-<random> -f /dev/null`) and killed at
 // the end, also on failure. Each figure is a ratio or a count taken in one run.
 //
-// Environment: BENCH_ONLY=a (only some parts, by letter: abcdef), BENCH_QUICK=1 (short runs), BENCH_RUNS (owner runs per side, 40),
+// Environment: BENCH_ONLY=a (only some parts, by letter: abcdefg), BENCH_QUICK=1 (short runs), BENCH_RUNS (owner runs per side, 40),
 // BENCH_BEFORE_BIN (an older build's dist/tmux-fleet.cjs, timed in the same run as this one),
 // BENCH_IDLE_S / BENCH_CHURN_S (supervisor windows, 60 s each), BENCH_TREE_S (20 s),
 // BENCH_SUPERVISOR_NODE_ARGS (extra node flags for the supervisor, e.g. --cpu-prof),
+// BENCH_SCALE_S (part g's churn seconds per fleet, 30), BENCH_SCALE_RATE (changes per second, 10), BENCH_SCALE_LATENCY_N (40),
 // BENCH_KEEP=1 (keep the work directory, with the supervisor's log).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -464,6 +465,179 @@ async function benchTree() {
   killServer(server);
 }
 
+// ---------------------------------------------------------------- g. a change at scale
+// Two fleets side by side, 50 sessions / 200 rows and 500 / 2000, each with its own
+// supervisor. Every session is stamped and its pane's process holds a live
+// interactive row (as an agent's would); a tenth of them park on a background
+// job's row; three quarters of the rows are old ones of dead processes. A change
+// flips a live row's `status` busy <-> idle, as a working agent does, so each
+// one changes a segment. The churn windows alternate between the two fleets, so
+// a drifting machine weighs on both alike.
+const SCALE_S = num('BENCH_SCALE_S', 30, 10);
+const SCALE_RATE = num('BENCH_SCALE_RATE', 10, 10);
+const SCALE_LATENCY_N = num('BENCH_SCALE_LATENCY_N', 40, 15);
+const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const startTicksOf = (pid) => {
+  const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return s.slice(s.lastIndexOf(')') + 2).split(' ')[19];
+};
+function scaleFleet(sessions, rowCount) {
+  const tag = `scale-${sessions}`;
+  const home = join(work, `${tag}-home`);
+  const registry = join(work, `${tag}-registry`);
+  mkdirSync(registry, { recursive: true });
+  const server = startServer({ TMUX_FLEET_HOME: home, TMUX_FLEET_REGISTRY: registry });
+  const names = Array.from({ length: sessions }, (_, i) => `w${String(i).padStart(3, '0')}`);
+  const stamps = names.map((_, i) => sid(10_000 + i));
+  const cmds = [];
+  names.forEach((s, i) => {
+    cmds.push(['new-session', '-d', '-s', s, '-x', '160', '-y', '40', 'sleep 86400']);
+    cmds.push(['set-option', '-t', `=${s}:`, '@claude_session_id', stamps[i]]);
+    // Four in five sessions are bound to a task; half of those tasks are decided.
+    if (i % 5 !== 4) {
+      const slug = `${tag}-task-${i}`;
+      const n = nonce();
+      writeTask(home, slug, i % 2 ? { driverSid: stamps[i], driverPane: s } : { driverSid: '', driverPane: s, spawnNonce: n });
+      cmds.push(['set-option', '-t', `=${s}:`, '@fleet-task', slug], ['set-option', '-t', `=${s}:`, '@spawn_nonce', n]);
+    }
+  });
+  tmuxChain(server.name, cmds);
+  const panePid = new Map(
+    tmux(server.name, ['list-panes', '-a', '-F', '#{session_name}\t#{pane_pid}'])
+      .split('\n')
+      .map((l) => l.split('\t'))
+      .map(([s, p]) => [s, Number(p)]),
+  );
+  const now = Date.now();
+  const flips = [];
+  let written = 0;
+  const write = (row) => {
+    writeFileSync(join(registry, `${row.pid}.json`), JSON.stringify(row));
+    written++;
+  };
+  names.forEach((s, i) => {
+    const pid = panePid.get(s);
+    const row = { pid, sessionId: stamps[i], cwd: `/work/${s}`, startedAt: now - 3_600_000, procStart: startTicksOf(pid), kind: 'interactive', entrypoint: 'cli', status: i % 2 ? 'busy' : 'idle', updatedAt: now, name: s };
+    if (i % 10 === 9) {
+      // Parked: the work runs under a background job's row, a process of its own.
+      const job = (0x10000000 + i).toString(16);
+      const c = spawn('sleep', ['86400'], { stdio: 'ignore' });
+      children.add(c);
+      row.status = 'idle';
+      row.parkedJobId = job;
+      write({ pid: c.pid, sessionId: sid(20_000 + i), cwd: row.cwd, startedAt: now, procStart: startTicksOf(c.pid), kind: 'bg', jobId: job, status: 'busy', updatedAt: now });
+    } else flips.push(row);
+    write(row);
+  });
+  // Old rows of processes long gone (a crash leaves its row): written a day ago.
+  const dayAgo = new Date(now - 86_400_000);
+  for (let i = 0; written < rowCount; i++) {
+    write({ pid: 4_000_000 + i, sessionId: sid(900_000 + i), cwd: '/tmp', startedAt: now - 90_000_000, kind: 'interactive', status: 'idle', updatedAt: now - 86_400_000 });
+    utimesSync(join(registry, `${4_000_000 + i}.json`), dayAgo, dayAgo);
+  }
+  const env = fleetEnv(home, { TMUX_FLEET_SOCKET: server.name, TMUX_FLEET_REGISTRY: registry });
+  if (process.env.BENCH_SUPERVISOR_DEBUG === '1') env.TMUX_FLEET_DEBUG = '1';
+  return { sessions, rows: rowCount, tag, home, registry, server, flips, env, next: 0 };
+}
+/** Flips the next live row's status; returns the session and the status it should show. */
+function flip(fleet) {
+  const row = fleet.flips[fleet.next++ % fleet.flips.length];
+  row.status = row.status === 'busy' ? 'idle' : 'busy';
+  row.updatedAt = Date.now();
+  writeFileSync(join(fleet.registry, `${row.pid}.json`), JSON.stringify(row));
+  return { session: row.name, status: row.status };
+}
+const showAgent = (fleet, session) => tmux(fleet.server.name, ['show-options', '-qv', '-t', `=${session}:`, '@fleet-agent'], { allowFail: true });
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+async function benchScale() {
+  const fleets = [scaleFleet(50, 200), scaleFleet(500, 2000)];
+  const nodeArgs = (process.env.BENCH_SUPERVISOR_NODE_ARGS || '').split(' ').filter(Boolean);
+  // The first wake: `supervise --once` on a fleet whose options are all still to write.
+  for (const f of fleets) {
+    const t = timeRun([BIN, 'supervise', '--once'], f.env);
+    if (t.status !== 0) throw new Error(`supervise --once answered ${t.status} at ${f.sessions} sessions`);
+    f.once = t.ms;
+    f.onceLoad = loadavg();
+    if (showAgent(f, f.flips[0].name) === '') {
+      const log = readdirSync(f.home).filter((n) => n.endsWith('.log')).map((n) => readFileSync(join(f.home, n), 'utf8').slice(-600)).join(' ');
+      throw new Error(`supervise --once wrote no @fleet-agent at ${f.sessions} sessions (${t.ms.toFixed(0)} ms): ${log}`);
+    }
+  }
+  for (const f of fleets) {
+    // Each fleet's options cleared again, so the daemon's own first wake writes them all.
+    tmuxChain(f.server.name, f.flips.map((r) => ['set-option', '-u', '-t', `=${r.name}:`, '@fleet-agent']));
+    const t0 = Date.now();
+    f.sup = spawn(process.execPath, [...nodeArgs, BIN, 'supervise'], { env: f.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    children.add(f.sup);
+    let err = '';
+    f.sup.stderr.on('data', (d) => (err += d));
+    await waitFor(() => f.sup.exitCode !== null || f.flips.every((r, i) => i % 50 !== 0 || showAgent(f, r.name) !== ''), `supervisor first render at ${f.sessions} sessions`, 60_000);
+    if (f.sup.exitCode !== null) throw new Error(`supervisor exited: ${err}`);
+    f.firstRender = Date.now() - t0;
+    f.cpu = 0;
+    f.changes = 0;
+    f.secs = 0;
+    f.rss = 0;
+  }
+  await sleep(3000);
+  const loadStart = loadavg();
+  const rounds = 2;
+  const per = Math.max(1, Math.round(SCALE_S / rounds));
+  for (let round = 0; round < rounds; round++) {
+    for (const f of fleets) {
+      const a = procStat(f.sup.pid);
+      const t0 = Date.now();
+      const n = per * SCALE_RATE;
+      for (let i = 0; i < n; i++) {
+        flip(f);
+        f.changes++;
+        if (i % SCALE_RATE === 0) f.rss = Math.max(f.rss, vmRssKb(f.sup.pid));
+        await sleep(Math.max(0, t0 + ((i + 1) * 1000) / SCALE_RATE - Date.now()));
+      }
+      // The last change's wake, inside the window.
+      await sleep(200);
+      const b = procStat(f.sup.pid);
+      f.cpu += (b.utime + b.stime + b.cutime + b.cstime - a.utime - a.stime - a.cutime - a.cstime) / CLK_TCK;
+      f.secs += (Date.now() - t0) / 1000;
+      f.rss = Math.max(f.rss, vmRssKb(f.sup.pid));
+    }
+  }
+  const loadEnd = loadavg();
+  // Latency: one change at a time, the option polled from here until it shows.
+  for (const f of fleets) {
+    f.lat = [];
+    for (let i = 0; i < SCALE_LATENCY_N; i++) {
+      await sleep(250);
+      const t0 = process.hrtime.bigint();
+      const want = flip(f);
+      const end = Date.now() + 5000;
+      while (!showAgent(f, want.session).includes(` ${want.status}`) && Date.now() < end) Atomics.wait(settle, 0, 0, 1);
+      f.lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  }
+  const [small, large] = fleets;
+  const perChange = (f) => (f.cpu / f.changes) * 1000;
+  const ratio = perChange(large) / perChange(small);
+  note(`| g | load average at the start / end of the churn windows | ${loadStart} / ${loadEnd} | reference | ${SCALE_RATE} changes/s, ${rounds} alternating windows per fleet, ${large.secs.toFixed(0)} s each fleet in all |`);
+  for (const f of fleets) {
+    const label = `${f.sessions} sessions, ${f.rows} rows`;
+    const share = (f.cpu / f.secs) * 100;
+    note(`| g | supervisor CPU per change (it + the tmux it starts), ${label} | **${perChange(f).toFixed(2)} ms** (${share.toFixed(2)} % of a core at ${SCALE_RATE}/s, ${f.changes} changes) | ${f === large ? `< 8 % of a core | ${share < 8 ? 'met' : 'OVER'}` : 'reference | '} |`);
+    note(`| g | supervisor RSS (max VmRSS), ${label} | **${(f.rss / 1024).toFixed(1)} MB** | < 80 MB | ${f.rss / 1024 < 80 ? 'met' : 'OVER'} |`);
+    note(`| g | row write → @fleet-agent shows it, ${label}, p50 / p90 (${f.lat.length} changes, polled) | **${pct(f.lat, 50).toFixed(0)} / ${pct(f.lat, 90).toFixed(0)} ms** | p50 < 60 ms | ${pct(f.lat, 50) < 60 ? 'met' : 'OVER'} |`);
+    note(`| g | first wake, ${label}: \`supervise --once\` whole process / the daemon's first render | **${f.once.toFixed(0)} ms** / ${f.firstRender} ms | reference | load ${f.onceLoad} |`);
+  }
+  note(`| g | CPU per change, 500/2000 over 50/200 | **${ratio.toFixed(2)}x** | ≤ 1.5x | ${ratio <= 1.5 ? 'met' : 'OVER'} |`);
+  for (const f of fleets) {
+    f.sup.kill('SIGTERM');
+    await waitFor(() => f.sup.exitCode !== null || f.sup.signalCode !== null, 'supervisor exit').catch(() => undefined);
+    killServer(f.server);
+  }
+}
+
 // ---------------------------------------------------------------- main
 const tmuxVersion = spawnSync(TMUX, ['-V'], { encoding: 'utf8' }).stdout.trim();
 const straceVersion = STRACE ? spawnSync(STRACE, ['-V'], { encoding: 'utf8' }).stdout.split('\n')[0] : 'missing';
@@ -481,9 +655,9 @@ const header = [
   '|---|---|---|---|---|',
 ];
 console.log(header.join('\n'));
-const only = (process.env.BENCH_ONLY || 'abcdef').split('');
+const only = (process.env.BENCH_ONLY || 'abcdefg').split('');
 let failed = false;
-for (const [key, fn] of [['a', benchOwner], ['b', benchRedraw], ['c', benchSupervisor], ['d', benchSweep], ['f', benchTree]]) {
+for (const [key, fn] of [['a', benchOwner], ['b', benchRedraw], ['c', benchSupervisor], ['d', benchSweep], ['f', benchTree], ['g', benchScale]]) {
   if (!only.includes(key) && !(key === 'd' && only.includes('e'))) continue;
   try {
     await fn();
