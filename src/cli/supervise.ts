@@ -12,13 +12,19 @@ import { Supervisor } from '../status/supervisor';
 import type { Args } from './types';
 
 export async function run(args: Args, ctx: Context): Promise<number> {
+  return (await makeSupervisor(ctx)).run(Boolean(args.once));
+}
+
+/** The supervisor of the server `ctx` names, wired to its render, stamper and recorder; not started. */
+export async function makeSupervisor(ctx: Context): Promise<Supervisor> {
   const probe = new Tmux(ctx.socket);
   // One read: the server's socket path (the supervisor's identity), its pid and the poll interval.
   const head = await probe.run(['display-message', '-p', '#{socket_path}\t#{pid}\t#{@fleet-interval}']);
   const [socketPath = '', pidText = '', intervalText = ''] = head.replace(/\n$/, '').split('\t');
   if (!socketPath) throw new FleetError(`${probe.describeServer()} did not tell its socket path`);
   const intervalMs = pollIntervalMs(intervalText);
-  const tmux = new Tmux({ path: socketPath });
+  // node:child_process, not execa: one write per change, and execa's own work per call costs as much as the fork (docs/budgets.md).
+  const tmux = new Tmux({ path: socketPath }, 'tmux', { direct: true });
   let supervisor: Supervisor | null = null;
   const recorder = new DriverProcessRecorder(ctx.home, (message) => appendLog(ctx.home, 'supervise', message));
   const stamper = new PaneStamper(ctx, tmux, () => supervisor?.wake());
@@ -59,5 +65,5 @@ export async function run(args: Args, ctx: Context): Promise<number> {
     formats: supervisorFormats(),
     deaths: (pids) => liveness.anyGone(pids),
   });
-  return supervisor.run(Boolean(args.once));
+  return supervisor;
 }

@@ -157,8 +157,20 @@ export async function readRegistry(dir: string, opts: ReadOptions = {}): Promise
  * unchanged is not opened again. The supervisor wakes on every registry
  * change, and one changed row should cost one read, not two hundred.
  */
+/** A row file that changed: what it held before and holds now (null: no valid row). */
+export interface RowChange {
+  file: string;
+  before: RegistryRow | null;
+  after: RegistryRow | null;
+}
+
 export class CachedRegistryReader {
   private files = new Map<string, { sig: string; read: RowRead }>();
+  /**
+   * The rows the last read found changed, or null when it looked at every
+   * file (a full read: anything may have changed).
+   */
+  lastChanges: RowChange[] | null = null;
 
   constructor(
     readonly dir: string,
@@ -176,9 +188,11 @@ export class CachedRegistryReader {
     if (untrusted) {
       this.files.clear();
       this.readable = false;
+      this.lastChanges = null;
       return untrusted;
     }
     if (changed !== null && this.readable) return this.readChanged(changed);
+    this.lastChanges = null;
     const { dir } = this;
     this.readable = false;
     let names: string[];
@@ -212,6 +226,7 @@ export class CachedRegistryReader {
     );
     this.malformed = new Set(rowNames.filter((_, i) => 'malformed' in (results[i] as RowRead)));
     this.readable = true;
+    this.entries = this.collect();
     return this.snapshot();
   }
 
@@ -219,28 +234,50 @@ export class CachedRegistryReader {
   private overCap = 0;
 
   private async readChanged(changed: ReadonlySet<string>): Promise<RegistrySnapshot> {
+    const changes: RowChange[] = [];
+    let added = false;
     for (const name of changed) {
       if (!ROW_FILE_RE.test(name)) continue;
       const file = join(this.dir, name);
       const st = lstatSync(file, { throwIfNoEntry: false });
+      const cached = this.files.get(name);
+      const sig = st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.isFile()}` : '';
+      // Read even when its signature is unchanged: two writes of one size within the clock's tick look alike.
+      const before = cached && 'entry' in cached.read ? cached.read.entry.row : null;
       this.files.delete(name);
       this.malformed.delete(name);
-      if (!st) continue;
-      const read = await readRow(file, this.opts);
-      if ('entry' in read) this.files.set(name, { sig: `${st.ino}:${st.size}:${st.mtimeMs}:${st.isFile()}`, read });
-      else if ('malformed' in read) this.malformed.add(name);
+      let after: RegistryRow | null = null;
+      if (st) {
+        const read = await readRow(file, this.opts);
+        if ('entry' in read) {
+          this.files.set(name, { sig, read });
+          after = read.entry.row;
+          if (!cached) added = true;
+        } else if ('malformed' in read) this.malformed.add(name);
+      }
+      if (before !== null || after !== null) changes.push({ file, before, after });
     }
-    // Past the cap: choose the newest rows again, from every file.
-    if (this.files.size > MAX_KEPT_ROWS) return this.read(null);
+    // Past the cap: choose the rows to keep again, from every file.
+    if (added && this.files.size > MAX_KEPT_ROWS) return this.read(null);
+    this.lastChanges = changes;
+    if (changes.length > 0 || this.entries === null) this.entries = this.collect();
     return this.snapshot();
   }
 
-  private snapshot(): RegistrySnapshot {
+  /** The entries of the last read, kept while no row changes (a wake for a job's state file reads no row). */
+  private entries: RegistryEntry[] | null = null;
+
+  private collect(): RegistryEntry[] {
     const entries: RegistryEntry[] = [];
     for (const name of [...this.files.keys()].sort()) {
       const r = this.files.get(name)?.read;
       if (r && 'entry' in r) entries.push(r.entry);
     }
+    return entries;
+  }
+
+  private snapshot(): RegistrySnapshot {
+    const entries = this.entries ?? this.collect();
     return { dir: this.dir, readable: true, entries, malformed: this.malformed.size, ...(this.overCap > 0 ? { overCap: this.overCap } : {}) };
   }
 }

@@ -19,6 +19,19 @@ import { applyToSnapshot, diffSegments, diffWindows, toastsForClients, type Rend
 import { acquirePidFile, releasePidFile } from './supervisor-lock';
 import { installWakeHooks, removeWakeHooks, Wakes } from './wakes';
 
+/** The pause between a wake and its tick: the several events of one write arrive together. */
+export const DEBOUNCE_MS = 30;
+/**
+ * Wake requests in the last second (those at least WAKE_GAP_MS apart, so one
+ * write counts once) above which the supervisor is under load: then its ticks
+ * start at least COALESCE_MS apart, each carrying every change since the last
+ * (docs/budgets.md#the-status-line-and-the-supervisor). An agent working
+ * changes its row a few times a second at most; a burst is many agents at once.
+ */
+export const COALESCE_ABOVE = 25;
+export const COALESCE_MS = 250;
+const WAKE_GAP_MS = 5;
+
 export interface SupervisorConfig {
   tmux: Tmux;
   home: string;
@@ -44,8 +57,14 @@ export class Supervisor {
   private readonly pidFile: string;
   private readonly nudgeFile: string;
   private readonly wakes: Wakes;
-  /** Ticks and tmux writes, for tests and the bench. */
-  readonly stats = { ticks: 0, reads: 0, writes: 0 };
+  /**
+   * Ticks, tmux reads and write calls, ticks held back to coalesce a burst,
+   * and the sessions whose segments the last tick recomputed (tests, the bench).
+   */
+  readonly stats = { ticks: 0, reads: 0, writes: 0, coalesced: 0, recomputed: 0 };
+  /** When recent wake requests came (the last second's, WAKE_GAP_MS apart at least). */
+  private readonly wakeTimes: number[] = [];
+  private lastTickAt = 0;
   /** The last tmux snapshot, with the values this supervisor has written since. */
   private last: TmuxSnapshot | null = null;
   private tmuxDirty = true;
@@ -115,8 +134,10 @@ export class Supervisor {
   }
   /** Asks for a wake that reuses the last tmux snapshot (the pane proof looks again at /proc; nothing in tmux changed). */
   recheck(): void {
+    this.recheckDue = true;
     this.schedule(false);
   }
+  private recheckDue = false;
   private onStop = () => this.stop(0, 'stopped by signal');
 
   private alivePids: number[] = [];
@@ -160,11 +181,25 @@ export class Supervisor {
   private schedule(tmuxToo = false): void {
     if (this.stopped) return;
     if (tmuxToo) this.tmuxDirty = true;
-    if (this.debounce) return;
+    const now = Date.now();
+    const last = this.wakeTimes[this.wakeTimes.length - 1];
+    if (last === undefined || now - last >= WAKE_GAP_MS) this.wakeTimes.push(now);
+    while ((this.wakeTimes[0] ?? now) < now - 1000) this.wakeTimes.shift();
+    this.arm(now);
+  }
+
+  /** Sets the tick's timer: soon, or under load no sooner than COALESCE_MS after the last tick began. */
+  private arm(now = Date.now()): void {
+    if (this.debounce || this.stopped) return;
+    let delay = DEBOUNCE_MS;
+    if (this.wakeTimes.length > COALESCE_ABOVE) {
+      delay = Math.max(DEBOUNCE_MS, this.lastTickAt + COALESCE_MS - now);
+      this.stats.coalesced++;
+    }
     this.debounce = setTimeout(() => {
       this.debounce = null;
       void this.tick();
-    }, 30);
+    }, delay);
   }
 
   /** The last `tick failed` line logged, until a tick succeeds. */
@@ -176,6 +211,7 @@ export class Supervisor {
       return;
     }
     this.running = true;
+    this.lastTickAt = Date.now();
     try {
       this.stats.ticks++;
       let snapshot = this.last;
@@ -185,7 +221,10 @@ export class Supervisor {
         snapshot = await this.read();
       }
       const registryChanged = this.wakes.takeRegistryChanged();
-      const rendered = await this.cfg.render(snapshot, { registryOnly, registryChanged });
+      const recheck = this.recheckDue;
+      this.recheckDue = false;
+      const rendered = await this.cfg.render(snapshot, { registryOnly, registryChanged, jobsChanged: this.wakes.takeJobsChanged(), recheck });
+      this.stats.recomputed = rendered.recomputed ?? snapshot.sessions.length;
       // Toasts name clients: a cached client list may be stale, so read tmux afresh.
       if (rendered.toasts.length > 0 && snapshot === this.last) snapshot = await this.read();
       const windows = rendered.windows ?? new Map();
@@ -207,6 +246,7 @@ export class Supervisor {
       }
     } catch (err) {
       this.last = null;
+      this.wakes.forgetChanges();
       if (!this.serverAlive()) {
         this.stop(0, 'tmux server went away');
         return;
@@ -221,7 +261,7 @@ export class Supervisor {
     }
     if (this.dirty) {
       this.dirty = false;
-      this.schedule();
+      this.arm();
     }
   }
 
