@@ -6,6 +6,7 @@ import { intervalMs as pollIntervalMs } from '../options';
 import { DriverProcessRecorder } from '../ownership/driver-process';
 import { PaneStamper } from '../ownership/pane-stamper';
 import { rowJobIds } from '../registry/jobs';
+import { ownerSid } from '../tasks/schema';
 import { LivenessReader } from '../registry/liveness';
 import { makeRender, supervisorFormats } from '../status/render';
 import { Supervisor } from '../status/supervisor';
@@ -31,6 +32,7 @@ export async function makeSupervisor(ctx: Context): Promise<Supervisor> {
   let recheck: NodeJS.Timeout | null = null;
   /** The registry refusal last logged: one line when it starts (or changes), not one per wake. */
   let untrustedLogged = '';
+  const watched: { pids: ReadonlyMap<number, boolean> | null; stampPids: number[] | null } = { pids: null, stampPids: null };
   // One liveness reader for the render and the poll's look for deaths (it keeps what /proc said).
   const liveness = new LivenessReader();
   const render = makeRender(
@@ -40,10 +42,18 @@ export async function makeSupervisor(ctx: Context): Promise<Supervisor> {
       const refusal = data.registry.untrusted ? `registry: ${data.registry.error ?? ''}` : '';
       if (refusal !== untrustedLogged && refusal !== '') appendLog(ctx.home, 'supervise', refusal);
       untrustedLogged = refusal;
-      if (data.pidsExist) supervisor?.watchPids(new Map([...data.pidsExist, ...stampPids.map((pid) => [pid, true] as const)]));
-      supervisor?.watchJobs(rowJobIds(data.rows.filter((r) => r.alive)));
+      // What the poll watches changes only with the pids and jobs of the rows: a flip of a row's status leaves both.
+      if (data.pidsExist && (data.pidsExist !== watched.pids || stampPids !== watched.stampPids)) {
+        supervisor?.watchPids(new Map([...data.pidsExist, ...stampPids.map((pid) => [pid, true] as const)]));
+        watched.pids = data.pidsExist;
+        watched.stampPids = stampPids;
+      }
+      if (!data.changed || [...data.changed.before, ...data.changed.after.map((r) => r.row)].some((r) => r.jobId)) {
+        supervisor?.watchJobs(rowJobIds(data.rows.filter((r) => r.alive)));
+      }
       // Not awaited: a task write or a stamp never holds up the status line; each brings its own wake.
-      void recorder.record(data.tasks, data.rows);
+      const touched = data.touched;
+      if (touched === null || data.tasks.some((t) => t.task && touched.has(ownerSid(t.task)))) void recorder.record(data.tasks, data.rows);
       stamper.apply(proof.actions);
       if (proof.recheckAt !== null) {
         if (recheck) clearTimeout(recheck);

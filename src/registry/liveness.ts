@@ -311,26 +311,35 @@ export class LivenessReader {
   async changedRows(rows: readonly RegistryRow[], removed: readonly number[] = []): Promise<LiveRow[]> {
     // No listing this wake: `running` and `stat` answer from the kept stats, read afresh past STATE_RECHECK_MS.
     this.lastListed = null;
-    const exists = new Map(this.lastExists);
-    for (const pid of removed) exists.delete(pid);
+    let exists: Map<number, boolean> | null = null;
+    const note = (pid: number, value: boolean | undefined) => {
+      if (this.lastExists.get(pid) === value && (value !== undefined || !this.lastExists.has(pid))) return;
+      exists ??= new Map(this.lastExists);
+      if (value === undefined) exists.delete(pid);
+      else exists.set(pid, value);
+    };
+    for (const pid of removed) note(pid, undefined);
+    let live: LiveRow[];
     if (rows.length > 0 && readProcStat(process.pid) === null) {
       // No /proc: kill(pid, 0) and one ps call, as for a one-shot reader.
       const facts = await processFacts(rows);
-      for (const r of rows) exists.set(r.pid, facts.running.has(r.pid));
-      this.lastExists = exists;
-      return rows.map((row) => withLiveness(row, rowLiveness(row, facts)));
+      for (const r of rows) note(r.pid, facts.running.has(r.pid));
+      live = rows.map((row) => withLiveness(row, rowLiveness(row, facts)));
+    } else {
+      const t = this.now();
+      const running = new Map<number, ProcStat | null>();
+      for (const pid of new Set(rows.map((r) => r.pid))) {
+        const stat = readProcStat(pid);
+        if (stat === null) this.known.delete(pid);
+        else this.known.set(pid, { stat, checkedAt: t });
+        if (stat && !hasExited(stat)) running.set(pid, stat);
+        note(pid, running.has(pid));
+      }
+      live = await this.judge(rows, running);
     }
-    const t = this.now();
-    const running = new Map<number, ProcStat | null>();
-    for (const pid of new Set(rows.map((r) => r.pid))) {
-      const stat = readProcStat(pid);
-      if (stat === null) this.known.delete(pid);
-      else this.known.set(pid, { stat, checkedAt: t });
-      if (stat && !hasExited(stat)) running.set(pid, stat);
-      exists.set(pid, running.has(pid));
-    }
-    this.lastExists = exists;
-    return this.judge(rows, running);
+    // A new map only when a pid came, went or changed: the supervisor watches the last one it was given.
+    if (exists !== null) this.lastExists = exists;
+    return live;
   }
 
   /**

@@ -11,7 +11,7 @@ import type { TmuxSnapshot } from '../tmux/snapshot';
 import { fleetAgents, fleetWaiters } from './dashboard-agents';
 import { agentKindSegment, agentSegment, attentionSegment, hopSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
 import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
-import { CachedFleetData, chainKeys, computeView, updateView, type FleetData, type FleetView, type SessionView } from './view';
+import { CachedFleetData, chainKeys, computeView, updateView, type FleetLoad, type FleetView, type SessionView } from './view';
 
 /**
  * How soon the proof looks again while an agent is still to be proven, or can
@@ -33,7 +33,7 @@ export function supervisorFormats(): Record<string, string> {
 export function makeRender(
   home: string,
   registry: string,
-  onData?: (data: FleetData, proof: PaneProof, stampPids: number[]) => void,
+  onData?: (data: FleetLoad, proof: PaneProof, stampPids: number[]) => void,
   liveness: LivenessReader = new LivenessReader(),
 ): Render {
   const tracker = new HopTracker();
@@ -69,20 +69,32 @@ export function makeRender(
       const task = bySlug.get(slug);
       return task && ownerSid(task) === stamp && task.driverPid !== undefined ? task.driverPid : null;
     };
-    const registryPids = new Set(data.rows.filter((r) => r.liveness !== 'gone').map((r) => r.row.pid));
+    const registryPids = () => new Set(data.rows.filter((r) => r.liveness !== 'gone').map((r) => r.row.pid));
     let found: Discovery;
     if (prev) {
       // Only rows changed: the processes under the panes are as the last look found them (a Claude Code now in the registry is left to its row).
-      found = { ...prev.found, rows: prev.found.rows.filter((r) => r.agent !== 'claude' || !registryPids.has(r.row.pid)) };
+      const inRegistry = prev.found.rows.some((r) => r.agent === 'claude') ? registryPids() : null;
+      found = inRegistry ? { ...prev.found, rows: prev.found.rows.filter((r) => r.agent !== 'claude' || !inRegistry.has(r.row.pid)) } : prev.found;
     } else {
       // Agents that write no registry row here (Codex CLI, Gemini CLI, a Claude Code of another home), under the panes that matter.
       const watched = new Map(snapshot.sessions.filter((s) => s.stamp !== '' || s.task !== '' || s.nonce !== '').map((s) => [s.name, s.stamp !== '']));
       found = discovery.discover(
         snapshot.panes.filter((p) => watched.has(p.session)).map((p) => ({ session: p.session, pid: p.pid, stamped: watched.get(p.session) })),
-        registryPids,
+        registryPids(),
       );
     }
-    const proof = proofs.update(snapshot.sessions, snapshot.panes, [...data.rows, ...found.rows], driverPidOf, running);
+    const proofRows = found.rows.length > 0 ? [...data.rows, ...found.rows] : data.rows;
+    const proof =
+      prev && data.touched !== null && data.changed && found.rows.length === prev.found.rows.length
+        ? proofs.updateChanged(
+            snapshot.sessions,
+            snapshot.panes,
+            proofRows,
+            { before: data.changed.before.map((r) => r.pid), after: data.changed.after, touched: data.touched },
+            driverPidOf,
+            running,
+          )
+        : proofs.update(snapshot.sessions, snapshot.panes, proofRows, driverPidOf, running);
     if (found.recheck) {
       const at = Date.now() + DISCOVERY_RECHECK_MS;
       proof.recheckAt = proof.recheckAt === null ? at : Math.min(proof.recheckAt, at);
@@ -126,9 +138,9 @@ export function makeRender(
     let values: Map<string, Record<SegmentOption, string>>;
     if (prev && redo) {
       // The sessions not computed again keep their values; attention is the fleet's, so it goes to all of them.
-      values = new Map(prev.values);
+      values = prev.values;
       for (const s of view.sessions) if (redo.has(s.session)) values.set(s.session, segmentsOf(s));
-      for (const [name, v] of values) if (v['@fleet-attention'] !== attention) values.set(name, { ...v, '@fleet-attention': attention });
+      for (const v of values.values()) v['@fleet-attention'] = attention;
     } else {
       values = new Map();
       for (const s of snapshot.sessions) values.set(s.name, { '@fleet-owner': '', '@fleet-hop': '', '@fleet-agent': '', '@fleet-attention': attention });

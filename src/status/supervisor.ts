@@ -232,7 +232,11 @@ export class Supervisor {
       const toasts = toastsForClients(snapshot, rendered.toasts);
       const applied = await applyChanges(this.cfg.tmux, changes, toasts);
       this.stats.writes += applied.calls;
-      if (this.debug) this.log(`tick ${this.stats.ticks}: ${this.stats.reads} reads, ${changes.length} changes, ${toasts.length} toasts, ${applied.calls} calls`);
+      if (this.debug) {
+        const m = process.memoryUsage();
+        const mb = (n: number) => (n / 1048576).toFixed(1);
+        this.log(`tick ${this.stats.ticks}: ${this.stats.reads} reads, ${this.stats.recomputed} sessions computed, ${changes.length} changes, ${toasts.length} toasts, ${applied.calls} calls; heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, rss ${mb(m.rss)} MB`);
+      }
       this.lastFailure = '';
       if (applied.failed.length > 0) {
         // A session closed meanwhile, most likely: the others landed; read tmux afresh next time.

@@ -64,6 +64,8 @@ export interface FleetLoad extends FleetData {
    * full read of the registry).
    */
   touched: ReadonlySet<string> | null;
+  /** With `touched`: the rows that changed, as they were (those gone or replaced) and as they are now. */
+  changed?: { before: readonly RegistryRow[]; after: readonly LiveRow[] };
 }
 
 /** The ids a row is looked up by: its session id, its job, the job it parks on. */
@@ -145,9 +147,13 @@ export class CachedFleetData {
       return rest;
     };
     let i = 0;
+    const after: LiveRow[] = [];
     for (const c of changes) {
-      if (c.after) this.rowByFile.set(c.file, withJob(judged[i++] as LiveRow));
-      else this.rowByFile.delete(c.file);
+      if (c.after) {
+        const r = withJob(judged[i++] as LiveRow);
+        this.rowByFile.set(c.file, r);
+        after.push(r);
+      } else this.rowByFile.delete(c.file);
     }
     if (jobsChanged.size > 0) {
       for (const [file, r] of this.rowByFile) if (r.row.jobId && jobsChanged.has(r.row.jobId)) this.rowByFile.set(file, withJob(r));
@@ -157,7 +163,8 @@ export class CachedFleetData {
     const recordedTouched = [...touched].some((k) => this.recordedKeys.has(k));
     const recorded = recordedTouched ? await recordedDrivers(last.tasks, rows) : last.recorded;
     this.last = { tasks: last.tasks, registry: reg, rows, pidsExist: this.liveness.lastExists, recorded };
-    return { ...this.last, touched };
+    const before = changes.flatMap((c) => (c.before ? [c.before] : []));
+    return { ...this.last, touched, changed: { before, after } };
   }
 }
 
