@@ -601,6 +601,8 @@ async function benchScale() {
       await sleep(200);
       const b = procStat(f.sup.pid);
       f.cpu += (b.utime + b.stime + b.cutime + b.cstime - a.utime - a.stime - a.cutime - a.cstime) / CLK_TCK;
+      f.kids = (f.kids ?? 0) + (b.cutime + b.cstime - a.cutime - a.cstime) / CLK_TCK;
+      f.sys = (f.sys ?? 0) + (b.stime - a.stime) / CLK_TCK;
       f.secs += (Date.now() - t0) / 1000;
       f.rss = Math.max(f.rss, vmRssKb(f.sup.pid));
     }
@@ -625,7 +627,7 @@ async function benchScale() {
   for (const f of fleets) {
     const label = `${f.sessions} sessions, ${f.rows} rows`;
     const share = (f.cpu / f.secs) * 100;
-    note(`| g | supervisor CPU per change (it + the tmux it starts), ${label} | **${perChange(f).toFixed(2)} ms** (${share.toFixed(2)} % of a core at ${SCALE_RATE}/s, ${f.changes} changes) | ${f === large ? `< 8 % of a core | ${share < 8 ? 'met' : 'OVER'}` : 'reference | '} |`);
+    note(`| g | supervisor CPU per change (it + the tmux it starts), ${label} | **${perChange(f).toFixed(2)} ms** (${share.toFixed(2)} % of a core at ${SCALE_RATE}/s, ${f.changes} changes; per change ${((f.sys / f.changes) * 1000).toFixed(1)} ms in its system time, ${((f.kids / f.changes) * 1000).toFixed(1)} ms in the tmux clients it ran) | ${f === large ? `< 8 % of a core | ${share < 8 ? 'met' : 'OVER'}` : 'reference | '} |`);
     note(`| g | supervisor RSS (max VmRSS), ${label} | **${(f.rss / 1024).toFixed(1)} MB** | < 80 MB | ${f.rss / 1024 < 80 ? 'met' : 'OVER'} |`);
     note(`| g | row write → @fleet-agent shows it, ${label}, p50 / p90 (${f.lat.length} changes, polled) | **${pct(f.lat, 50).toFixed(0)} / ${pct(f.lat, 90).toFixed(0)} ms** | p50 < 60 ms | ${pct(f.lat, 50) < 60 ? 'met' : 'OVER'} |`);
     note(`| g | first wake, ${label}: \`supervise --once\` whole process / the daemon's first render | **${f.once.toFixed(0)} ms** / ${f.firstRender} ms | reference | load ${f.onceLoad} |`);
