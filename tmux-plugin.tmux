@@ -15,17 +15,23 @@ OWNER_SCRIPT="$CURRENT_DIR/scripts/fleet-owner.sh"
 
 # Status tokens (like tmux-cpu): each token in status-left/status-right is
 # replaced by a read of the session option the supervisor keeps true, so
-# drawing the status line starts no process.
+# drawing the status line starts no process. On a narrow client (tmux compares
+# #{client_width} as it draws: numeric comparisons are tmux 3.2's) the hop
+# shows its icon without the ids below HOP_FULL_WIDTH columns, and the agent
+# its icon without the text below AGENT_FULL_WIDTH: the short forms are options
+# the supervisor writes too (docs/status.md#narrow-clients).
+HOP_FULL_WIDTH=150
+AGENT_FULL_WIDTH=120
 STATUS_TOKENS=(
 	"#{fleet_owner}" "#{@fleet-owner}"
-	"#{fleet_hop}" "#{@fleet-hop}"
-	"#{fleet_agent}" "#{@fleet-agent}"
+	"#{fleet_hop}" "#{?#{e|<:#{client_width},$HOP_FULL_WIDTH},#{@fleet-hop-short},#{@fleet-hop}}"
+	"#{fleet_agent}" "#{?#{e|<:#{client_width},$AGENT_FULL_WIDTH},#{@fleet-agent-short},#{@fleet-agent}}"
 	"#{fleet_attention}" "#{@fleet-attention}"
 )
 
 # tmux keeps only the first status-left-length / status-right-length columns
 # of each side, 10 and 40 by default. The three segments at their usual widths
-# need about 90 columns (`▲ <slug>: owner 10e378ef live` about 50 with a
+# need about 90 columns (`▲ <slug>: owner rev (10e378ef) live` about 55 with a
 # 20-letter slug, `↪ 10e3 → e9e4` 15, `! waiting: approve Bash` 25), plus a
 # clock: 100 for the right side. The left side usually holds the session name
 # and at most the owner segment: 60. Only a length still at tmux's default is
@@ -34,12 +40,40 @@ STATUS_LENGTHS=(
 	status-left-length 10 60
 	status-right-length 40 100
 )
+# A side without a segment that shows the session name (tmux's own status-left,
+# `[#S] `) gets room for the names spawn makes (`op-<slug>`): 10 columns cut
+# `[op-fix-login]` to `[op-fix-lo`.
+SESSION_NAME_LENGTH=40
 
 # @fleet-version: the plugin's version (package.json), for `tmux-fleet doctor`.
 set_version_option() {
 	local version
 	version="$(sed -n 's/^[[:space:]]*"version":[[:space:]]*"\([^"]*\)".*/\1/p' "$CURRENT_DIR/package.json" 2>/dev/null | head -n 1)"
 	set_tmux_option @fleet-version "${version:-unknown}"
+}
+
+# Node, found once (find_node: @fleet-node, else PATH, else the usual places)
+# and recorded as TMUX_FLEET_NODE in tmux's global environment: every command
+# the plugin builds, and every run-shell and popup, runs that absolute path.
+# None found: a message naming the cause (status 1: nothing is started).
+use_node() {
+	local node wanted
+	wanted="$(fleet_option @fleet-node)"
+	if [ -n "$wanted" ]; then
+		case "$wanted" in "~/"*) wanted="$HOME/${wanted#"~/"}" ;; esac
+		if [ ! -x "$wanted" ] || [ -d "$wanted" ]; then
+			fleet_log "@fleet-node $wanted is not an executable file"
+			display_message "tmux-fleet: @fleet-node $wanted is not an executable file; set it to your node (command -v node), then reload" 10000
+			return 1
+		fi
+		node="$wanted"
+	elif ! node="$(find_node)"; then
+		fleet_log "node not found (PATH=$PATH); the helper cannot run"
+		display_message "$(node_missing_message)" 10000
+		return 1
+	fi
+	export TMUX_FLEET_NODE="$node"
+	tmux set-environment -g TMUX_FLEET_NODE "$node"
 }
 
 # @fleet-registry, when set, reaches the helper (supervisor, popups, hooks)
@@ -200,33 +234,40 @@ replace_status_tokens() {
 }
 
 # Room for the segments: a side that reads a fleet segment and whose length is
-# still tmux's default gets the length of STATUS_LENGTHS.
+# still tmux's default gets the length of STATUS_LENGTHS; one that shows the
+# session name, SESSION_NAME_LENGTH.
 fit_status_lengths() {
-	local i length_option side value
+	local i length_option side value room what
 	for ((i = 0; i < ${#STATUS_LENGTHS[@]}; i += 3)); do
 		length_option="${STATUS_LENGTHS[i]}"
 		side="${length_option%-length}"
 		value="$(tmux show-option -gqv "$side")"
 		case "$value" in
-		*"#{@fleet-owner}"* | *"#{@fleet-hop}"* | *"#{@fleet-agent}"*) ;;
+		*"#{@fleet-owner}"* | *"#{@fleet-hop}"* | *"#{@fleet-agent}"*) room="${STATUS_LENGTHS[i + 2]}" what="reads fleet segments" ;;
+		*"#S"* | *"#{session_name}"*) room="$SESSION_NAME_LENGTH" what="shows the session name" ;;
 		*) continue ;;
 		esac
 		if [ "$(tmux show-option -gqv "$length_option")" = "${STATUS_LENGTHS[i + 1]}" ]; then
-			tmux set-option -gq "$length_option" "${STATUS_LENGTHS[i + 2]}"
-			fleet_log "$side reads fleet segments: $length_option raised from tmux's default ${STATUS_LENGTHS[i + 1]} to ${STATUS_LENGTHS[i + 2]}"
+			tmux set-option -gq "$length_option" "$room"
+			fleet_log "$side $what: $length_option raised from tmux's default ${STATUS_LENGTHS[i + 1]} to $room"
 		fi
 	done
 }
 
 # Start the supervisor; on first load build the helper first, in the
-# background (build-helper.sh starts the supervisor when done).
+# background (build-helper.sh starts the supervisor when done). Every load
+# also asks build-helper.sh, in the background, whether dist/ was built from
+# this checkout's sources (a checksum of them: tenths of a second, kept off
+# tmux's start-up): after an update (TPM's prefix U, a git pull) it rebuilds,
+# and the new build's supervisor replaces the old one, which keeps the status
+# line meanwhile (docs/status.md#updates).
 start_helper() {
 	if [ -f "$(fleet_helper_path)" ]; then
 		start_supervisor
-		return 0
+	else
+		display_message "tmux-fleet: building the helper in the background (first load); see $(fleet_log_file)"
+		fleet_log "helper missing ($(fleet_helper_path)); building it in the background"
 	fi
-	display_message "tmux-fleet: building the helper in the background (first load); see $(fleet_log_file)"
-	fleet_log "helper missing ($(fleet_helper_path)); building it in the background"
 	"$CURRENT_DIR/scripts/build-helper.sh" </dev/null >/dev/null 2>&1 &
 }
 
@@ -238,14 +279,17 @@ report_fleet_home() {
 }
 
 main() {
+	local node_found=1
 	report_fleet_home
 	set_version_option
+	use_node || node_found=0
 	export_registry
 	register_command_alias
 	bind_keys
 	replace_status_tokens
 	fit_status_lengths
-	start_helper
+	[ "$node_found" -eq 1 ] && start_helper
+	return 0
 }
 
 main

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the helper (dist/tmux-fleet.cjs, and the bundles and
 # dependency files beside it that it reads, written before it) in the plugin directory, then starts
-# the supervisor. tmux-plugin.tmux runs this in the background on first load;
-# it never blocks tmux start-up. A lock directory keeps two loads from
+# the supervisor in place of any running one. tmux-plugin.tmux runs this in the
+# background at every load; it does nothing when dist/ was built from this
+# checkout's sources (fleet_helper_current), and builds on first load and after
+# an update. It never blocks tmux start-up. A lock directory keeps two loads from
 # building at once. Outcome: display-message, and the fleet log.
 #
 # TMUX_FLEET_BUILD_CMD overrides the build (a sh command run in the plugin
@@ -17,6 +19,8 @@ PLUGIN_DIR="$(fleet_plugin_dir)"
 HELPER="$(fleet_helper_path)"
 LOCK="$PLUGIN_DIR/.fleet-build.lock"
 BUILD_CMD="${TMUX_FLEET_BUILD_CMD:-npm ci --no-audit --no-fund && npm run build}"
+# npm runs under the node the plugin found (npm sits beside it), PATH or not.
+case "${TMUX_FLEET_NODE-}" in /*) PATH="$(dirname "$TMUX_FLEET_NODE"):$PATH" ;; esac
 
 # Takes the lock, breaking it when the process that holds it is gone.
 take_lock() {
@@ -44,8 +48,12 @@ take_lock() {
 
 main() {
 	local out status
-	if [ -f "$HELPER" ]; then
+	if fleet_helper_current; then
 		return 0
+	fi
+	if [ -f "$HELPER" ]; then
+		fleet_log "build: the helper was built from $(cat "$PLUGIN_DIR/dist/built-from" 2>/dev/null || echo 'unknown sources'), the plugin is $(fleet_build_inputs); rebuilding it"
+		display_message "tmux-fleet: the helper was built from other sources than the plugin's (updated?); rebuilding it in the background"
 	fi
 	if ! take_lock; then
 		fleet_log "build: another load is already building the helper in $PLUGIN_DIR"
@@ -56,9 +64,11 @@ main() {
 	out="$(cd "$PLUGIN_DIR" && sh -c "$BUILD_CMD" </dev/null 2>&1)"
 	status=$?
 	if [ "$status" -eq 0 ] && [ -f "$HELPER" ]; then
-		fleet_log "build: helper built: $HELPER"
+		fleet_log "build: helper built: $HELPER ($(cat "$PLUGIN_DIR/dist/built-from" 2>/dev/null || echo 'no dist/built-from'))"
+		fleet_helper_current || fleet_log "build: dist/built-from does not match the sources ($(fleet_build_inputs)); the next load builds again"
 		display_message "tmux-fleet: helper built"
-		start_supervisor
+		# The new build's supervisor, in place of the one the old build ran (if any).
+		start_supervisor --replace
 		return 0
 	fi
 	local reason="exit $status"

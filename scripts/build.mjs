@@ -33,6 +33,7 @@
 // a call loads them (the dependencies first, the entry last): a helper that
 // loads one new file loads only new files after it.
 import { build } from 'esbuild';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { basename, dirname, join, relative } from 'node:path';
@@ -40,6 +41,14 @@ import { basename, dirname, join, relative } from 'node:path';
 const started = performance.now();
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+// What this build is made from (docs/status.md#updates): the version and a checksum
+// of the inputs, computed by the shell function the plugin compares it with on load.
+// Written to dist/built-from last, and into the bundles (doctor and the supervisor
+// say which build they are).
+const inputs = spawnSync('bash', ['-c', '. "$1" && fleet_build_inputs', 'bash', join(root, 'scripts', 'helpers.sh')], { encoding: 'utf8' });
+const builtFrom = inputs.status === 0 && inputs.stdout.trim() !== '' ? inputs.stdout.trim() : `${pkg.version} unknown`;
+if (inputs.status !== 0) console.warn(`build: cannot tell what the build is made from (${(inputs.stderr || inputs.error?.message || '').trim()}); a load will build again`);
 const outdir = join(root, 'dist');
 const outfile = join(outdir, 'tmux-fleet.cjs');
 const depsDir = join(outdir, 'deps');
@@ -111,7 +120,7 @@ const bundle = (entry, name) =>
     outfile: join(outdir, `${name}.cjs`),
     plugins: [depsPlugin],
     supported: { 'dynamic-import': false },
-    define: { __FLEET_VERSION__: JSON.stringify(pkg.version) },
+    define: { __FLEET_VERSION__: JSON.stringify(pkg.version), __FLEET_BUILT_FROM__: JSON.stringify(builtFrom) },
   });
 const [cliBundle, fastBundle, entry] = await Promise.all([
   bundle('main.ts', 'cli'),
@@ -134,8 +143,11 @@ for (const f of outputs.flatMap((fs) => [...fs.filter(isMap), ...code(fs)])) {
   writeAtomic(f.path, f.contents, f.path === outfile ? 0o755 : 0o644);
 }
 
+// Last, once the whole build is in place: what it is made from.
+writeAtomic(join(outdir, 'built-from'), `${builtFrom}\n`, 0o644);
+
 // dist/ holds what this build wrote and nothing else.
-const written = new Set(outputs.flat().map((f) => relative(outdir, f.path)));
+const written = new Set([...outputs.flat().map((f) => relative(outdir, f.path)), 'built-from']);
 for (const f of readdirSync(outdir, { recursive: true, withFileTypes: true })) {
   const path = join(f.parentPath, f.name);
   if (f.isFile() && !written.has(relative(outdir, path)) && !f.name.endsWith('.tmp')) rmSync(path, { force: true });

@@ -26,7 +26,7 @@
 //        --capture <dir> (also render docs pictures: needs rsvg-convert and
 //        DejaVu fonts; used by hand to make docs/*.png, never by the tests).
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +41,9 @@ const NODE = process.execPath;
 
 const SOCKET = process.env.FLEET_DEMO_SOCKET || 'fleet-demo';
 const VIEW = `${SOCKET}-view`;
-const WIDTH = 100;
+// Wide enough for every segment whole: a narrower client shows the hop and the agent by
+// their icons (docs/status.md#narrow-clients).
+const WIDTH = 160;
 const JOB = 'e9e4ae8e';
 
 class DemoError extends Error {}
@@ -211,8 +213,16 @@ async function checkTmux() {
   }
 }
 
+/** Whether dist/ holds a helper built from these sources (else loading the plugin would rebuild it with npm ci: docs/status.md#updates). */
+async function helperCurrent() {
+  if (!existsSync(HELPER)) return false;
+  const inputs = await execa('bash', ['-c', '. "$1" && fleet_build_inputs', 'bash', join(ROOT, 'scripts', 'helpers.sh')], { reject: false });
+  const built = await readFile(join(ROOT, 'dist', 'built-from'), 'utf8').catch(() => '');
+  return inputs.exitCode === 0 && built.trim() === inputs.stdout.trim();
+}
+
 async function ensureHelper() {
-  if (existsSync(HELPER)) return;
+  if (await helperCurrent()) return;
   process.stderr.write('tmux-fleet demo: building the helper (npm run build)...\n');
   const r = await execa(NODE, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, reject: false, all: true, stdin: 'ignore' });
   if (r.exitCode !== 0 || !existsSync(HELPER)) {

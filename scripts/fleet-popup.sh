@@ -22,6 +22,13 @@ if [ ! -f "$HELPER" ]; then
 	exit 0
 fi
 
+if [ "$(fleet_node)" = node ] && ! TMUX_FLEET_NODE="$(find_node)"; then
+	node_missing_message
+	wait_key '[press any key]'
+	exit 0
+fi
+export TMUX_FLEET_NODE
+
 if [ "$#" -eq 0 ]; then
 	exec "$(fleet_node)" "$HELPER" dashboard
 fi

@@ -197,13 +197,68 @@ defer_message() {
 	tmux set-hook -g "$hook" "display-message -d $2 \"$text\" ; set-hook -gu $hook" 2>/dev/null || true
 }
 
-# The helper: <plugin dir>/dist/tmux-fleet.cjs, run with node.
+# Node, found once per load (docs/tmux.md#node): @fleet-node when set; else
+# $TMUX_FLEET_NODE (what a load found before: the plugin records it in tmux's
+# global environment, which every run-shell and popup inherits); else node on
+# PATH; else the usual places ($TMUX_FLEET_NODE_PLACES, colon-separated,
+# replaces them). Prints an absolute path, or nothing (status 1).
+FLEET_NODE_PLACES="/usr/local/bin/node:/usr/bin/node:/opt/homebrew/bin/node:$HOME/.volta/bin/node:$HOME/.local/bin/node:$HOME/.nix-profile/bin/node:$HOME/.asdf/shims/node:$HOME/.local/share/fnm/aliases/default/bin/node:$HOME/n/bin/node"
+
+# The newest node nvm installed (by version: v20.11.1 after v20.9.0), or nothing.
+newest_nvm_node() {
+	local dir="${NVM_DIR:-$HOME/.nvm}/versions/node" newest
+	[ -d "$dir" ] || return 1
+	newest="$(cd "$dir" && for v in v*; do [ -x "$v/bin/node" ] && printf '%s\n' "$v"; done | sort -t. -k1.2,1n -k2,2n -k3,3n | tail -n 1)"
+	[ -n "$newest" ] && printf '%s\n' "$dir/$newest/bin/node"
+}
+
+find_node() {
+	local candidate places
+	candidate="${TMUX_FLEET_NODE-}"
+	case "$candidate" in
+	/*) [ -x "$candidate" ] && [ ! -d "$candidate" ] && printf '%s\n' "$candidate" && return 0 ;;
+	esac
+	candidate="$(command -v node 2>/dev/null)"
+	case "$candidate" in /*) printf '%s\n' "$candidate" && return 0 ;; esac
+	places="${TMUX_FLEET_NODE_PLACES-$FLEET_NODE_PLACES}"
+	local IFS=:
+	for candidate in $places; do
+		[ -x "$candidate" ] && [ ! -d "$candidate" ] && printf '%s\n' "$candidate" && return 0
+	done
+	[ -z "${TMUX_FLEET_NODE_PLACES+set}" ] && newest_nvm_node
+}
+
+# The node the plugin's commands run: the one a load recorded, else node (the caller reports a missing one).
 fleet_node() {
 	printf '%s\n' "${TMUX_FLEET_NODE:-node}"
 }
 
+# What to tell the user when no node is found: the cause and the fix, one line.
+node_missing_message() {
+	printf 'tmux-fleet: node not found (not on PATH, nor in /usr/local/bin, /usr/bin, /opt/homebrew/bin, ~/.volta, ~/.nvm …); install Node.js 20 or later, or set -g @fleet-node /path/to/node, then reload\n'
+}
+
 fleet_helper_path() {
 	printf '%s/dist/tmux-fleet.cjs\n' "$(fleet_plugin_dir)"
+}
+
+# What a helper is built from (docs/status.md#updates): the plugin's version and
+# a checksum (POSIX cksum: CRC and length) of the build's inputs, src/,
+# package.json, package-lock.json and scripts/build.mjs, read in path order. The
+# build (scripts/build.mjs) writes it to dist/built-from; a load compares.
+# About 5 processes and half a megabyte read: 0.2-0.3 s measured on a loaded
+# machine, so a load runs it in the background (build-helper.sh).
+fleet_build_inputs() {
+	local dir version sum
+	dir="$(fleet_plugin_dir)"
+	version="$(sed -n 's/^[[:space:]]*"version":[[:space:]]*"\([^"]*\)".*/\1/p' "$dir/package.json" 2>/dev/null | head -n 1)"
+	sum="$(cd "$dir" && find src package.json package-lock.json scripts/build.mjs -type f 2>/dev/null | LC_ALL=C sort | tr '\n' '\0' | xargs -0 cat 2>/dev/null | cksum)"
+	printf '%s %s\n' "${version:-unknown}" "${sum// /-}"
+}
+
+# True when dist/ holds a helper built from the sources of this checkout.
+fleet_helper_current() {
+	[ -f "$(fleet_helper_path)" ] && [ "$(cat "$(fleet_plugin_dir)/dist/built-from" 2>/dev/null)" = "$(fleet_build_inputs)" ]
 }
 
 # The helper as a shell command prefix: 'node' '/path/dist/tmux-fleet.cjs'
@@ -211,13 +266,15 @@ fleet_helper_command() {
 	printf '%s %s\n' "$(shell_quote "$(fleet_node)")" "$(shell_quote "$(fleet_helper_path)")"
 }
 
-# Starts the supervisor of this server in the background (run-shell -b). The
-# helper refuses a second supervisor for one server with a non-zero exit;
-# that is expected on every reload, so its output goes to the log and its exit
-# status is swallowed rather than shown to the user.
+# start_supervisor [--replace]: starts the supervisor of this server in the
+# background (run-shell -b); --replace: in place of the one running (a new
+# build's, docs/status.md#updates). The helper refuses a second supervisor
+# for one server with a non-zero exit; that is expected on every reload, so its
+# output goes to the log (each line with its time, through log-lines.sh) and
+# its exit status is swallowed rather than shown to the user.
 start_supervisor() {
 	local cmd lines
-	cmd="$(fleet_helper_command) supervise --socket-path "
+	cmd="$(fleet_helper_command) supervise ${1:+$1 }--socket-path "
 	# What it prints becomes log lines (scripts/log-lines.sh): time, who, one line
 	# each, and nothing when the log is not safe to write (the plugin said why).
 	# The home this plugin load checked: a run-shell job has the server's environment, not ours.

@@ -89,6 +89,35 @@ export function readRegularFileBytes(file: string, maxBytes: number): Buffer {
   }
 }
 
+/**
+ * The last maxBytes of a regular file (all of it when smaller), opened as
+ * readRegularFileBytes opens (no link followed, no FIFO waited on); `cut`
+ * tells whether its start was left out. For logs that only grow (a transcript).
+ */
+export function readRegularFileTail(file: string, maxBytes: number): { bytes: Buffer; cut: boolean } {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    throw openError(file, err);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new UnsafeFileError(file, 'ENOTREG', `is ${fileKind(st)}, not a regular file (not read)`);
+    const start = Math.max(0, st.size - maxBytes);
+    const buf = Buffer.allocUnsafe(Math.min(st.size, maxBytes));
+    let total = 0;
+    while (total < buf.length) {
+      const n = readSync(fd, buf, total, buf.length - total, start + total);
+      if (n === 0) break;
+      total += n;
+    }
+    return { bytes: buf.subarray(0, total), cut: start > 0 };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** readRegularFileBytes as UTF-8 text. */
 export function readRegularFile(file: string, maxBytes: number): string {
   return readRegularFileBytes(file, maxBytes).toString('utf8');

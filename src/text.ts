@@ -11,6 +11,11 @@
  */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g;
 
+/** s without terminal escape sequences (CSI: colours, cursor moves; OSC: titles, links; two-character ones such as ESC 7), their text left as it was. */
+export function withoutEscapes(s: string): string {
+  return s.replace(/\x1b\[[0-9;?]*[\x20-\x2f]*[\x40-\x7e]/g, '').replace(/\x1b\][^\x07\x1b]*(\x07|\x1b\\)/g, '').replace(/\x1b[\x30-\x7e]/g, '');
+}
+
 /** s with every run of control characters replaced by one space. */
 export function printable(s: string): string {
   return s.replace(CONTROL, ' ');

@@ -74,6 +74,29 @@ describe('docs links', () => {
   });
 });
 
+describe("the README's commands", () => {
+  it('every $(...) it suggests runs where only node and a POSIX shell are (uuidgen is missing on many machines)', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { mkdtempSync, rmSync, symlinkSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    // Shell blocks and inline code spans.
+    const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```|`([^`\n]+)`/g)].map((m) => (m[1] ?? m[2]) as string);
+    const substitutions = blocks.flatMap((b) => [...b.matchAll(/\$\(((?:[^()]|\([^()]*\))+)\)/g)].map((m) => m[1] as string));
+    expect(substitutions.length).toBeGreaterThan(0);
+    const bin = mkdtempSync(join(tmpdir(), 'fleet-test-bin-'));
+    try {
+      symlinkSync(process.execPath, join(bin, 'node'));
+      for (const cmd of substitutions) {
+        const out = execFileSync('/bin/sh', ['-c', cmd], { env: { PATH: bin }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+        expect(out.trim(), cmd).not.toBe('');
+      }
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("docs/cli.md's reference", () => {
   const check = (file?: string) =>
     spawnSync(process.execPath, [join(ROOT, 'scripts', 'cli-reference.mjs'), '--check', ...(file ? [file] : [])], { cwd: ROOT, encoding: 'utf8' });

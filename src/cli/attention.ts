@@ -2,6 +2,7 @@ import { registryDir, type Context } from '../context';
 import { readDashboardData, fleetWaiters } from '../status/dashboard-agents';
 import { jumpToLongestWait } from '../status/dashboard-jobs';
 import { Tmux } from '../tmux';
+import { assertVerdictsTellable } from '../status/view';
 import { printable } from '../text';
 import type { Args } from './types';
 import { writeStdout } from './output';
@@ -20,9 +21,12 @@ export async function run(args: Args, ctx: Context): Promise<number> {
     return 0;
   }
   const data = await readDashboardData(tmux, ctx.home, registry);
+  assertVerdictsTellable(data.view, tmux, 'attention');
   const waiters = fleetWaiters(data.view, data.agents);
   if (ctx.json) {
     writeStdout(`${JSON.stringify({ waiting: waiters.map((w) => ({ who: w.who, what: w.what, since: Number.isFinite(w.since) ? new Date(w.since).toISOString() : null, target: w.target })) })}\n`);
+  } else if (waiters.length === 0) {
+    writeStdout('no agent waits for you\n');
   } else {
     for (const w of waiters) writeStdout(`${printable(w.who)} waits: ${printable(w.what)}\n`);
   }

@@ -11,6 +11,12 @@ import { readRegistry } from '../registry/reader';
 import { Tmux } from '../tmux';
 import { sessionTarget } from '../tmux/args';
 import { paneSession } from '../tmux/pane';
+import { NONCE_STAMP_FORMAT, parseNonceStamp } from '../tmux/session-marks';
+import { explainMissingStamp } from '../doctor';
+import { paneToRead } from '../ownership/judge';
+import { ownerSid } from '../tasks/schema';
+import { isValidSlug } from '../tasks/slug';
+import { readTask } from '../tasks/store';
 import type { Args } from './types';
 import { writeStdout, writeStderr } from './output';
 import { echoInput, printable } from '../text';
@@ -23,14 +29,17 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   const dir = registryDir(ctx.env);
   const snapshot = await readRegistry(dir);
   const rows = snapshot.readable ? attachJobStates(await liveRows(snapshot), dir) : [];
-  if (args.watch) return watch(tmux, ctx, given ? await resolveSid(given, rows, tmux) : null);
-  let sid = given ? await resolveSid(given, rows, tmux) : '';
+  const noStamp = async (session: string) =>
+    new FleetError(`follow: tmux session "${session}" carries no stamp (@claude_session_id): ${await explainMissingStamp(ctx, tmux, session, rows, snapshot.readable)}`);
+  const resolve = (g: string) => resolveSid(g, rows, tmux, ctx.home, noStamp);
+  if (args.watch) return watch(tmux, ctx, given ? await resolve(given) : null);
+  let sid = given ? await resolve(given) : '';
   if (!sid) {
     const pane = ctx.env.TMUX_PANE;
-    if (!pane) throw new UsageError('follow: give a session id, or run it inside a stamped tmux session');
+    if (!pane) throw new UsageError('follow: give a session id, a task or a tmux session, or run it inside a stamped tmux session');
     const own = await paneSession(tmux, pane);
     if (!own) throw new FleetError(`follow: pane ${pane} not found on ${tmux.describeServer()}`);
-    if (!own.stamp) throw new FleetError(`follow: tmux session "${own.session}" has no stamp (@claude_session_id); is the SessionStart hook installed? (tmux-fleet hooks install)`);
+    if (!own.stamp) throw await noStamp(own.session);
     sid = own.stamp;
   }
   if (!snapshot.readable) throw new FleetError(`follow: cannot read the registry: ${snapshot.error}`);
@@ -40,7 +49,7 @@ export async function run(args: Args, ctx: Context): Promise<number> {
     out(JSON.stringify({ base, attached, hops, stop, chain }));
   } else if (f.chain.length === 0 && given !== '' && sid === given) {
     // Said whole: what was given may be a mistyped session name, not an id to cut to 8.
-    out(`${echoInput(given)}: no registry row holds this session id, none starts with it, and no tmux session on ${tmux.describeServer()} has this name`);
+    out(`${echoInput(given)}: no registry row holds this session id, none starts with it, no tmux session on ${tmux.describeServer()} has this name, and no task has this slug`);
   } else {
     out(describeFollow(f));
   }
@@ -49,16 +58,19 @@ export async function run(args: Args, ctx: Context): Promise<number> {
 
 /**
  * The session id a <sid> argument means: a session id a registry row holds;
- * else the stamp of the tmux session of that name; else the one session id
- * that starts with it (several: a usage error naming them); else itself.
+ * else the stamp of the tmux session of that name; else the Driver of the task
+ * of that slug; else the one session id that starts with it (several: a usage
+ * error naming them); else itself. `noStamp`: the error for a session with no stamp.
  */
-export async function resolveSid(given: string, rows: readonly LiveRow[], tmux: Tmux): Promise<string> {
+export async function resolveSid(given: string, rows: readonly LiveRow[], tmux: Tmux, home: string, noStamp: (session: string) => Promise<Error>): Promise<string> {
   if (rows.some((r) => r.row.sessionId === given)) return given;
   const named = await paneSession(tmux, sessionTarget(given));
   if (named && named.session === given) {
-    if (!named.stamp) throw new FleetError(`follow: tmux session "${given}" has no stamp (@claude_session_id); run tmux-fleet doctor --session ${given}`);
+    if (!named.stamp) throw await noStamp(given);
     return named.stamp;
   }
+  const driver = isValidSlug(given) ? await taskDriver(tmux, home, given) : null;
+  if (driver !== null) return driver;
   const starting = [...new Set(rows.map((r) => r.row.sessionId).filter((id) => id.startsWith(given)))].sort();
   if (starting.length === 1) return starting[0] as string;
   if (starting.length > 1) {
@@ -66,6 +78,24 @@ export async function resolveSid(given: string, rows: readonly LiveRow[], tmux: 
     throw new UsageError(`follow: "${given}" starts ${starting.length} session ids: ${shown}; give more of it`);
   }
   return given;
+}
+
+/**
+ * The Driver of task `slug`: its owner; while pending, the stamp of the session
+ * the spawn marked (carrying the task's nonce). Null when no such task.
+ */
+async function taskDriver(tmux: Tmux, home: string, slug: string): Promise<string | null> {
+  const task = await readTask(home, slug);
+  if (!task) return null;
+  const owner = ownerSid(task);
+  if (owner) return owner;
+  const pane = paneToRead(task);
+  if (pane === null) throw new FleetError(`follow: task ${slug} is pending and names no spawned session to read`);
+  const read = await tmux.tryRun(['display-message', '-p', '-t', sessionTarget(pane), NONCE_STAMP_FORMAT]);
+  const marks = parseNonceStamp(read.stdout.replace(/\n$/, ''));
+  if (read.exitCode !== 0 || marks.nonce !== task.spawnNonce) throw new FleetError(`follow: task ${slug} is pending and tmux session ${pane} is not its spawned Driver (gone or recreated)`);
+  if (!marks.stamp) throw new FleetError(`follow: task ${slug} is pending: its Driver in tmux session ${pane} has not stamped yet`);
+  return marks.stamp;
 }
 
 /** Follows every stamped session of the server live, or only the sessions stamped `only`. */

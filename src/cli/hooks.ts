@@ -24,7 +24,8 @@ function askedAgents(value: unknown): AgentKind[] {
 }
 
 export async function run(args: Args, ctx: Context): Promise<number> {
-  const command = stampCommand(currentHelperPath());
+  // The node running this command, by its absolute path: the hook needs no node on the agent's PATH (docs/tmux.md#node).
+  const command = stampCommand(currentHelperPath(), process.execPath);
   const action = String(args.action);
   if (action !== 'install' && action !== 'uninstall' && action !== 'status') {
     throw new UsageError(`hooks: unknown action ${echoInput(String(action))} (install, uninstall, status)`);

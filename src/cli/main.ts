@@ -1,11 +1,10 @@
 // The full CLI, dist/cli.cjs: help, --version, and every command. The fast
 // commands come here only for their help (src/cli/fast.ts).
 import { UsageError } from '../errors';
-import { echoInput } from '../text';
 import { LOADERS } from './commands';
 import { asksForHelp, commandName, parseCommandArgs } from './parse';
 import { report, runCommand, wantsJson } from './run';
-import { findCommand } from './spec';
+import { findCommand, unknownCommandMessage } from './spec';
 import { writeStdout } from './output';
 
 declare const __FLEET_VERSION__: string;
@@ -16,7 +15,7 @@ export async function main(argv: string[]): Promise<number> {
     const name = commandName(argv);
     const spec = findCommand(name);
     const load = name === undefined ? undefined : LOADERS[name];
-    if (name !== undefined && (!spec || !load)) throw new UsageError(`unknown command ${echoInput(name)} (see tmux-fleet --help)`);
+    if (name !== undefined && (!spec || !load)) throw new UsageError(unknownCommandMessage(name));
     if (asksForHelp(argv)) {
       const { printHelp } = await import('./help');
       return await printHelp(argv, VERSION);

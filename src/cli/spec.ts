@@ -3,6 +3,8 @@
 // made from this table. It is data only: the entry
 // (src/cli/bin.ts) reads it to choose a bundle, and the modules that run each
 // command are named in commands.ts and fast-commands.ts.
+import { closest } from '../suggest';
+import { echoInput } from '../text';
 import type { CommandSpec, OptionSpec } from './types';
 
 export type { Args, CommandModule, CommandSpec, OptionSpec, PositionalSpec } from './types';
@@ -86,7 +88,7 @@ export const COMMANDS: CommandSpec[] = [
     describe: "the hop chain of a session through Claude Code's registry",
     docs: 'hop.md#follow',
     positionals: [
-      { name: 'sid', describe: 'a session id, a tmux session name (its stamp), or the unique start of a session id (default: the stamp of this tmux session)', required: false },
+      { name: 'sid', describe: 'a session id, a tmux session name (its stamp), a task (its Driver), or the unique start of a session id (default: the stamp of this tmux session)', required: false },
     ],
     options: { watch: { type: 'boolean', describe: 'follow every stamped session of the server live and print each change (with a sid: only its chain)' } },
   },
@@ -99,7 +101,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'doctor',
-    describe: 'check tmux, the plugin, the supervisor, the registry, the hook and a session',
+    describe: "check tmux, the plugin, node, the helper's build, the supervisor, the registry, the hooks and a session (✖ broken: exit 1; – a note)",
     docs: 'hop.md#doctor',
     positionals: [],
     options: { session: { type: 'string', describe: 'tmux session to check (default: this one)' } },
@@ -109,7 +111,10 @@ export const COMMANDS: CommandSpec[] = [
     describe: 'keep the status options of one tmux server true (started by the plugin)',
     docs: 'status.md#the-supervisor',
     positionals: [],
-    options: { once: { type: 'boolean', describe: 'render once and exit' } },
+    options: {
+      once: { type: 'boolean', describe: 'render once and exit' },
+      replace: { type: 'boolean', describe: "stop this server's running supervisor and take its place (a new build's)" },
+    },
   },
   {
     name: 'hooks',
@@ -147,4 +152,10 @@ export const COMMANDS: CommandSpec[] = [
 
 export function findCommand(name: string | undefined): CommandSpec | undefined {
   return COMMANDS.find((c) => c.name === name);
+}
+
+/** The usage error's text for a name no command has, with the command it is likely a typo of. */
+export function unknownCommandMessage(name: string): string {
+  const near = closest(name, COMMANDS.map((c) => c.name));
+  return `unknown command ${echoInput(name)}${near ? ` (did you mean ${near}?)` : ''} (see tmux-fleet --help)`;
 }

@@ -13,11 +13,14 @@ import { Supervisor } from '../status/supervisor';
 import type { Args } from './types';
 
 export async function run(args: Args, ctx: Context): Promise<number> {
-  return (await makeSupervisor(ctx)).run(Boolean(args.once));
+  return (await makeSupervisor(ctx, Boolean(args.replace))).run(Boolean(args.once));
 }
 
-/** The supervisor of the server `ctx` names, wired to its render, stamper and recorder; not started. */
-export async function makeSupervisor(ctx: Context): Promise<Supervisor> {
+/**
+ * The supervisor of the server `ctx` names, wired to its render, stamper and
+ * recorder; not started. `replace`: it stops the one running for that server first.
+ */
+export async function makeSupervisor(ctx: Context, replace = false): Promise<Supervisor> {
   const probe = new Tmux(ctx.socket);
   // One read: the server's socket path (the supervisor's identity), its pid and the poll interval.
   const head = await probe.run(['display-message', '-p', '#{socket_path}\t#{pid}\t#{@fleet-interval}']);
@@ -74,6 +77,7 @@ export async function makeSupervisor(ctx: Context): Promise<Supervisor> {
     render,
     formats: supervisorFormats(),
     deaths: (pids) => liveness.anyGone(pids),
+    replace,
   });
   return supervisor;
 }

@@ -1,9 +1,8 @@
 import { registryDir, type Context } from '../context';
-import { FleetError } from '../errors';
 import { lastHandover } from '../ownership/judge';
 import { agentWaits } from '../registry/hop';
 import { tasksTable } from '../status/table';
-import { readFleetView } from '../status/view';
+import { assertVerdictsTellable, readFleetView } from '../status/view';
 import { Tmux } from '../tmux';
 import type { Args } from './types';
 import { writeStdout, writeStderr } from './output';
@@ -13,8 +12,7 @@ import { printable } from '../text';
 export async function run(_args: Args, ctx: Context): Promise<number> {
   const tmux = new Tmux(ctx.socket);
   const view = await readFleetView(tmux, ctx.home, registryDir(ctx.env));
-  // Without the sessions no verdict can be told (a live owner would show as 9 other): say so, list nothing.
-  if (view.tmuxError && view.tasks.some((t) => t.task !== null)) throw new FleetError(`tasks: ${tmux.describeServer()} is unreachable, so no verdict can be told: ${view.tmuxError.replace(/^tmux \S+ on [^:]+: /, '')}`);
+  assertVerdictsTellable(view, tmux, 'tasks');
   if (ctx.json) {
     const tasks = view.tasks.map((t) => ({
       slug: t.slug,
@@ -36,6 +34,7 @@ export async function run(_args: Args, ctx: Context): Promise<number> {
         : null,
       agentKind: t.agent,
       label: t.task?.label ?? null,
+      acceptance: t.task?.acceptance ?? [],
       createdAt: t.task?.createdAt ?? null,
       updatedAt: t.updatedAt,
       lastHandover: lastHandover(t.task),

@@ -1,11 +1,11 @@
 // doctor (docs/hop.md#doctor): one check per line, each with its fix. Reads only.
-import { existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { basename } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { checkFleetHome, registryDir, type Context } from '../context';
 import { TmuxError } from '../errors';
 import { printable } from '../text';
-import { findStampHooks, hookHelperPath, readSettings, settingsFile, stampCommand } from '../hooks/settings';
+import { findStampHooks, hookHelperPath, hookNodePath, readSettings, settingsFile, stampCommand } from '../hooks/settings';
 import { currentHelperPath, hookAction, selectAgents } from '../hooks/agents';
 import { AgentDiscovery, codexThreadLocks, geminiChats, geminiDirOf, geminiSessionArg, type Discovery } from '../agents/discover';
 import { AGENT_NAMES, lookAt } from '../agents/kind';
@@ -14,18 +14,22 @@ import { isValidSlug } from '../tasks/slug';
 import { judgeLoaded, loadForJudge } from '../ownership/owner';
 import { AncestryCache, matchPaneAgents, type PaneAgent } from '../ownership/pane-agents';
 import { bootTime, readProcStat } from '../proc';
-import { follow, parkedJob, shortSid } from '../registry/follow';
+import { follow, looksLikeUuid, parkedJob, shortSid } from '../registry/follow';
 import { agentStateOf, renderAgent, sid8 } from '../registry/hop';
 import { attachJobStates } from '../registry/jobs';
 import { liveRows, type LiveRow } from '../registry/liveness';
 import { MAX_KEPT_ROWS, readRegistry } from '../registry/reader';
 import { runningSupervisor } from '../nudge';
+import { BUILT_FROM, SUPERVISOR_BUILD_OPTION } from '../build-info';
 import { statusFitChecks } from '../status/fit';
 import { sessionTarget } from '../tmux/args';
 import { Tmux, tmuxEnvSession } from '../tmux/client';
 import { paneSession } from '../tmux/pane';
 
-/** ok: ✔, fail: ✖, skip: – (not applicable; never fails the run). */
+/**
+ * ok: ✔, fail: ✖ (broken: the run exits 1), skip: – (a note: not applicable,
+ * or optional and absent, like the Claude Code hook; never fails the run).
+ */
 export type CheckState = 'ok' | 'fail' | 'skip';
 
 export interface Check {
@@ -82,7 +86,7 @@ export function socketReachable(path: string, timeoutMs = 1000): Promise<{ ok: b
   });
 }
 
-const FIELDS = '#{pid}\t#{socket_path}\t#{version}\t#{@fleet-version}';
+const FIELDS = `#{pid}\t#{socket_path}\t#{version}\t#{@fleet-version}\t#{${SUPERVISOR_BUILD_OPTION}}`;
 
 /** tmux's answer when no server listens on the socket: the socket path it tried, or null for another failure. */
 export function noServerSocket(stderr: string): string | null {
@@ -129,7 +133,7 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
     .then((stdout) => ({ exitCode: 0, stdout, stderr: '' }))
     .catch((err: unknown) => ({ exitCode: 1, stdout: '', stderr: err instanceof TmuxError ? err.stderr : String(err) }));
   const lines = r.stdout.split('\n');
-  const [pid = '', socketPath = '', serverVersion = '', pluginVersion = ''] = (lines[0] ?? '').split('\t');
+  const [pid = '', socketPath = '', serverVersion = '', pluginVersion = '', supervisorBuild = ''] = (lines[0] ?? '').split('\t');
   const reachable = r.exitCode === 0 && socketPath !== '';
   const noServer = reachable ? null : noServerSocket(r.stderr);
   if (!reachable) {
@@ -159,14 +163,22 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
         fix: "add `set -g @plugin '<owner>/tmux-fleet'` to tmux.conf and press prefix I (TPM), or run tmux-plugin.tmux",
       });
 
+    const node = pluginVersion ? await nodeCheck(tmux) : null;
+    if (node) add(node);
+    const helper = await helperCheck();
+    if (helper) add(helper);
+
     const sup = runningSupervisor(ctx.home, socketPath);
-    if (sup !== null) add({ id: 'supervisor', state: 'ok', text: `supervisor: running (pid ${sup})` });
+    if (sup !== null) add(supervisorBuildCheck(sup, supervisorBuild));
     else
       add({
         id: 'supervisor',
         state: 'fail',
         text: 'supervisor: not running for this server',
-        fix: 'reload the plugin (prefix I, or tmux run-shell <plugin>/tmux-plugin.tmux), or start `tmux-fleet supervise` in the background',
+        fix:
+          node?.state === 'fail'
+            ? 'it needs node: see the node check'
+            : 'reload the plugin (prefix I, or tmux run-shell <plugin>/tmux-plugin.tmux), or start `tmux-fleet supervise` in the background',
       });
   }
 
@@ -193,15 +205,24 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
   try {
     const s = await readSettings(settings);
     const found = findStampHooks(s.data);
-    // A hook naming a helper file that is gone (an older build's path) stamps nothing.
+    // A hook naming a helper file that is gone (an older build's path) stamps nothing; one naming a node that is
+    // gone fails at every start of Claude Code.
     const missing = found.map((f) => hookHelperPath(f.command)).filter((p): p is string => p !== null && !existsSync(p));
+    const noNode = found.map((f) => hookNodePath(f.command)).filter((p): p is string => p !== null && !isExecutableFile(p));
     if (found.length > 0 && missing.length === found.length) {
       add({ id: 'hook', state: 'fail', text: `hook: SessionStart runs ${missing[0]}, which does not exist (${settings})`, fix: 'tmux-fleet hooks install' });
+    } else if (noNode.length > 0) {
+      add({ id: 'hook', state: 'fail', text: `hook: SessionStart runs node ${noNode[0]}, which does not exist (${settings})`, fix: 'tmux-fleet hooks install' });
     } else if (found.length > 0) {
       hookInstalled = true;
       add({ id: 'hook', state: 'ok', text: `hook: SessionStart runs tmux-fleet stamp (${settings})` });
     }
-    else add({ id: 'hook', state: 'fail', text: `hook: no SessionStart hook runs tmux-fleet stamp in ${settings}`, fix: 'tmux-fleet hooks install' });
+    else
+      add({
+        id: 'hook',
+        state: 'skip',
+        text: `hook: no SessionStart hook runs tmux-fleet stamp in ${settings} (optional: without it the supervisor stamps a task's Claude Code within a second; tmux-fleet hooks install makes it instant)`,
+      });
   } catch (err) {
     add({ id: 'hook', state: 'fail', text: `hook: ${err instanceof Error ? err.message : String(err)}`, fix: `repair ${settings}, then tmux-fleet hooks install` });
   }
@@ -212,7 +233,8 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
       const r = await hookAction('status', agent, stampCommand(currentHelperPath()), ctx.env);
       if (r.installed && r.daemonMode) add({ id: `hook-${agent}`, state: 'fail', text: `hook (${agent}): ${r.message.split('; note: ')[0]}`, fix: r.message.split('; note: ')[1] });
       else if (r.installed) add({ id: `hook-${agent}`, state: 'ok', text: `hook (${agent}): ${r.message}` });
-      else add({ id: `hook-${agent}`, state: 'fail', text: `hook (${agent}): ${r.message.split('; note: ')[0]}`, fix: `tmux-fleet hooks install --agent ${agent}` });
+      // Optional, as Claude Code's: the supervisor stamps a task's session without it.
+      else add({ id: `hook-${agent}`, state: 'skip', text: `hook (${agent}): ${r.message.split('; note: ')[0]} (optional: tmux-fleet hooks install --agent ${agent} makes the stamp instant)` });
     } catch (err) {
       add({ id: `hook-${agent}`, state: 'fail', text: `hook (${agent}): ${err instanceof Error ? err.message : String(err)}`, fix: `repair the file, then tmux-fleet hooks install --agent ${agent}` });
     }
@@ -230,6 +252,86 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
   }
 
   return { ok: !checks.some((c) => c.state === 'fail'), server: tmux.describeServer(), session, checks };
+}
+
+/** The plugin directory of this helper (dist/..), when it is a checkout of the plugin; else null. */
+function pluginDir(): string | null {
+  const dir = dirname(__dirname);
+  return existsSync(join(dir, 'scripts', 'helpers.sh')) ? dir : null;
+}
+
+const REBUILD_FIX = (dir: string) =>
+  `reload the plugin (prefix I, or tmux run-shell ${dir}/tmux-plugin.tmux): it rebuilds the helper in the background and replaces the supervisor; or cd ${dir} && npm ci && npm run build`;
+
+/**
+ * The helper against its checkout (docs/status.md#updates): what this build
+ * was made from (BUILT_FROM) against what the checkout's sources are now, by
+ * the plugin's own shell function (one bash). Null outside a checkout, or
+ * when running from the sources.
+ */
+async function helperCheck(): Promise<Check | null> {
+  const dir = pluginDir();
+  if (dir === null || BUILT_FROM === 'unbuilt') return null;
+  const { execFile } = await import('node:child_process');
+  const checkout = await new Promise<string>((resolve) => {
+    execFile('bash', ['-c', '. "$1" && fleet_build_inputs', 'bash', join(dir, 'scripts', 'helpers.sh')], { timeout: 10_000 }, (_err, stdout) => resolve(String(stdout).trim()));
+  });
+  if (checkout === '') return { id: 'helper', state: 'skip', text: `helper: built from ${BUILT_FROM}; the sources in ${dir} could not be read to compare` };
+  if (checkout !== BUILT_FROM) {
+    return { id: 'helper', state: 'fail', text: `helper: built from other sources than the checkout in ${dir} (built: ${BUILT_FROM}; checkout: ${checkout})`, fix: REBUILD_FIX(dir) };
+  }
+  return { id: 'helper', state: 'ok', text: `helper: built from the checkout (version ${BUILT_FROM.split(' ')[0]})` };
+}
+
+/** The running supervisor's build (`<pid> <built-from>`, the option it sets at start) against this helper's. */
+export function supervisorBuildCheck(pid: number, said: string, builtFrom: string = BUILT_FROM, dir: string | null = pluginDir()): Check {
+  const at = said.indexOf(' ');
+  const saidPid = at > 0 ? Number(said.slice(0, at)) : NaN;
+  const build = at > 0 ? said.slice(at + 1) : '';
+  const fix = dir ? REBUILD_FIX(dir) : 'restart it: tmux-fleet supervise --replace, in the background';
+  if (builtFrom === 'unbuilt' || (saidPid === pid && build === builtFrom)) return { id: 'supervisor', state: 'ok', text: `supervisor: running (pid ${pid})` };
+  if (saidPid !== pid) {
+    return { id: 'supervisor', state: 'fail', text: `supervisor: running (pid ${pid}), started by an older build (it does not say which)`, fix };
+  }
+  return { id: 'supervisor', state: 'fail', text: `supervisor: running (pid ${pid}), built from other sources (${build}) than this helper (${builtFrom})`, fix };
+}
+
+/** The oldest Node.js the helper runs on. */
+export const MIN_NODE_MAJOR = 20;
+
+function isExecutableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+const NODE_FIX = `install Node.js ${MIN_NODE_MAJOR} or later, or set -g @fleet-node /path/to/node, then reload the plugin`;
+
+/**
+ * The node the plugin found and recorded as TMUX_FLEET_NODE in the server's
+ * global environment (docs/tmux.md#node): there, and new enough (its
+ * `--version`, one process).
+ */
+async function nodeCheck(tmux: Tmux): Promise<Check> {
+  const r = await tmux.tryRun(['show-environment', '-g', 'TMUX_FLEET_NODE']);
+  const node = r.exitCode === 0 ? r.stdout.replace(/\n$/, '').replace(/^TMUX_FLEET_NODE=/, '') : '';
+  if (node === '' || node.startsWith('-')) {
+    return { id: 'node', state: 'fail', text: "node: the plugin found no node on tmux's PATH nor in the usual places", fix: NODE_FIX };
+  }
+  if (!isExecutableFile(node)) return { id: 'node', state: 'fail', text: `node: ${node}, recorded by the plugin, is not there`, fix: NODE_FIX };
+  const { execFile } = await import('node:child_process');
+  const version = await new Promise<string>((resolve) => {
+    execFile(node, ['--version'], { timeout: 5000 }, (_err, stdout) => resolve(String(stdout).trim()));
+  });
+  const major = /^v(\d+)\./.exec(version);
+  if (!major) return { id: 'node', state: 'fail', text: `node: ${node} does not run (no version)`, fix: NODE_FIX };
+  if (Number(major[1]) < MIN_NODE_MAJOR) {
+    return { id: 'node', state: 'fail', text: `node: ${node} is ${version}; the helper needs Node.js ${MIN_NODE_MAJOR} or later`, fix: NODE_FIX };
+  }
+  return { id: 'node', state: 'ok', text: `node: ${node} (${version}), found by the plugin` };
 }
 
 /** The caller's own session: the one holding $TMUX_PANE, else the one $TMUX's last field names; null outside tmux. */
@@ -314,8 +416,9 @@ async function sessionChecks(
   }
   const base = stamp;
   const f = follow(rows, base);
-  if (f.chain.length === 0 && rows.length > 0) {
-    // Other rows are read, so the registry is the right one: an agent that writes none (stamped by hand) has no hop to follow.
+  if (f.chain.length === 0 && (rows.length > 0 || !looksLikeUuid(base))) {
+    // Other rows are read, so the registry is the right one; or the stamp is no Claude Code id: an agent that writes
+    // none (stamped by hand) has no hop to follow.
     add({
       id: 'attach',
       state: 'skip',
@@ -403,14 +506,13 @@ export function agentKindCheck(session: string, stamp: string, found: Discovery 
 const STAMP_BY_HAND = 'tmux-fleet stamp --sid <id>';
 
 /**
- * The stamp check, with a fix that fits the case: a Claude Code under the
- * panes (the supervisor stamps a task's session; the hook any session), or
- * none (another CLI agent becomes a Driver by stamping itself). Null for an
- * unstamped session with no agent and no task: nothing to check.
+ * Why a session carries no stamp, and what to do, from what runs under its
+ * panes (docs/hop.md#doctor): an agent nothing stamped yet (the supervisor
+ * stamps a task's session, the hook any session), none (another CLI agent
+ * becomes a Driver by stamping itself), or the panes or the registry
+ * unreadable. `doctor` and `follow` say the same.
  */
-export function stampCheckFor(session: string, stamp: string, bound: boolean, agents: readonly PaneAgent[] | null, hookInstalled: boolean): Check | null {
-  if (stamp) return { id: 'stamp', state: 'ok', text: `stamp: ${session} runs session ${stamp}` };
-  const text = `stamp: ${session} carries no @claude_session_id`;
+export function missingStamp(session: string, bound: boolean, agents: readonly PaneAgent[] | null, hookInstalled: boolean): { cause: string; fix: string } {
   const agent = agents?.[0];
   if (agent) {
     const byHand = `run tmux-fleet stamp --sid ${agent.row.sessionId} inside ${session}`;
@@ -419,24 +521,49 @@ export function stampCheckFor(session: string, stamp: string, bound: boolean, ag
       : hookInstalled
         ? `the hook stamps at the agent's next start or /clear; now: ${byHand}`
         : `tmux-fleet hooks install (the supervisor stamps only a task's session), or ${byHand}`;
-    return { id: 'stamp', state: 'fail', text, fix };
+    const name = AGENT_NAMES[agent.kind] as string | undefined;
+    return { cause: `${name ? `a ${name}` : 'an agent'} (session ${agent.row.sessionId}) runs under its pane ${agent.pane}, unstamped`, fix };
   }
-  if (!bound) return null;
   if (agents === null) {
     return {
-      id: 'stamp',
-      state: 'fail',
-      text,
+      cause: 'its panes or the registry cannot be read',
       fix: `start the agent; Claude Code, Codex CLI and Gemini CLI are stamped by their hook or the supervisor, any other CLI agent by ${STAMP_BY_HAND} run inside ${session}`,
     };
   }
+  const none = 'no Claude Code, Codex CLI or Gemini CLI runs under its panes';
   const other = `any other CLI agent becomes a Driver when ${STAMP_BY_HAND} runs inside ${session} (docs/ownership.md#the-stamp)`;
-  return {
-    id: 'stamp',
-    state: 'fail',
-    text: `${text}, and no Claude Code, Codex CLI or Gemini CLI runs under its panes`,
-    fix: hookInstalled ? other : `tmux-fleet hooks install, then start the agent in ${session}; ${other}`,
-  };
+  if (!bound) {
+    const hook = hookInstalled ? 'their hook' : 'their hook (tmux-fleet hooks install)';
+    return { cause: none, fix: `start an agent there: Claude Code, Codex CLI and Gemini CLI are stamped by ${hook}, any other CLI agent by ${STAMP_BY_HAND} run inside ${session}` };
+  }
+  return { cause: none, fix: hookInstalled ? other : `start the agent in ${session} (the supervisor stamps a task's session); ${other}` };
+}
+
+/**
+ * The stamp check, with the fix of missingStamp(). Null for an unstamped
+ * session with no agent and no task: nothing to check.
+ */
+export function stampCheckFor(session: string, stamp: string, bound: boolean, agents: readonly PaneAgent[] | null, hookInstalled: boolean): Check | null {
+  if (stamp) return { id: 'stamp', state: 'ok', text: `stamp: ${session} runs session ${stamp}` };
+  const text = `stamp: ${session} carries no @claude_session_id`;
+  const { cause, fix } = missingStamp(session, bound, agents, hookInstalled);
+  if (agents?.[0]) return { id: 'stamp', state: 'fail', text, fix };
+  if (!bound) return null;
+  if (agents === null) return { id: 'stamp', state: 'fail', text, fix };
+  return { id: 'stamp', state: 'fail', text: `${text}, and ${cause}`, fix };
+}
+
+/** Why tmux session `session` carries no stamp, read now (its task marks, its panes, the hook): one line for `follow`. */
+export async function explainMissingStamp(ctx: Context, tmux: Tmux, session: string, rows: readonly LiveRow[], registryReadable: boolean): Promise<string> {
+  const marks = await tmux.tryRun(['display-message', '-p', '-t', sessionTarget(session), '#{@fleet-task}#{@spawn_nonce}']);
+  const bound = marks.exitCode === 0 && marks.stdout.trim() !== '';
+  const panes = await tmux.sessionPanes(session).catch(() => null);
+  const agents = panes && registryReadable ? (matchPaneAgents(panes, rows, new AncestryCache()).get(session) ?? []) : null;
+  const hookInstalled = await readSettings(settingsFile(ctx.env))
+    .then((s) => findStampHooks(s.data).length > 0)
+    .catch(() => false);
+  const { cause, fix } = missingStamp(session, bound, agents, hookInstalled);
+  return `${cause}; ${fix.replace(/ \(see the supervisor check\)$/, ' (tmux-fleet doctor)')}`;
 }
 
 /**

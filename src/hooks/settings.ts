@@ -18,21 +18,40 @@ import { jsonErrorWithoutContent } from '../text';
 
 export const HOOK_EVENT = 'SessionStart';
 
-/** The hook command for a helper at `helperPath`: the path, shell-quoted, then `stamp`. */
-export function stampCommand(helperPath: string): string {
-  return `${shellQuote(helperPath)} stamp`;
+/**
+ * The hook command for a helper at `helperPath`: the node that runs it by its
+ * absolute path (Claude Code runs hooks with its own PATH, which may hold no
+ * node: docs/tmux.md#node), the helper's path, each shell-quoted, then `stamp`.
+ * Without `node`: the older form, the helper alone (its `#!/usr/bin/env node`).
+ */
+export function stampCommand(helperPath: string, node?: string): string {
+  return `${node ? `${shellQuote(node)} ` : ''}${shellQuote(helperPath)} stamp`;
+}
+
+/** The words before ` stamp` (one or two: [node] helper), each shell-quoted or plain; null for another shape. */
+function stampWords(command: string): string[] | null {
+  const word = String.raw`'(?:[^']|'\\'')*'|[^\s'"]+`;
+  const m = new RegExp(String.raw`^(${word})(?:\s+(${word}))?\s+stamp(?:\s|$)`).exec(command);
+  if (!m) return null;
+  const unquote = (w: string) => (w.startsWith("'") ? w.slice(1, -1).replace(/'\\''/g, "'") : w);
+  return [m[1], m[2]].filter((w): w is string => w !== undefined).map(unquote);
 }
 
 /**
- * The helper file a stamp hook command runs, when it names one by path (as
- * stampCommand writes it: the path, shell-quoted, then `stamp`); null for a
+ * The helper file a stamp hook command runs, when it names one by an absolute
+ * path (as stampCommand writes it, with or without node before it); null for a
  * bare `tmux-fleet` found on PATH, or a command of another shape.
  */
 export function hookHelperPath(command: string): string | null {
-  const quoted = /^'((?:[^']|'\\'')*)'\s+stamp(?:\s|$)/.exec(command);
-  if (quoted) return (quoted[1] as string).replace(/'\\''/g, "'");
-  const plain = /^(\/[A-Za-z0-9_./+@%,:=-]*)\s+stamp(?:\s|$)/.exec(command);
-  return plain ? (plain[1] as string) : null;
+  const words = stampWords(command);
+  const helper = words?.[words.length - 1];
+  return helper !== undefined && helper.startsWith('/') ? helper : null;
+}
+
+/** The node a stamp hook command runs the helper with, when it names one by an absolute path; else null. */
+export function hookNodePath(command: string): string | null {
+  const words = stampWords(command);
+  return words && words.length === 2 && words[0]!.startsWith('/') ? words[0]! : null;
 }
 
 export function shellQuote(s: string): string {

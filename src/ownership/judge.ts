@@ -19,6 +19,8 @@ export interface Decision {
   reason: string;
   /** Why, as a stable code (for tests, the status line and the dashboard). */
   code: DecisionCode;
+  /** For a 9: the tmux session that carries the owner's stamp, when one does (the owner named by where it runs). */
+  ownerSession?: string | null;
 }
 
 export type DecisionCode =
@@ -46,6 +48,8 @@ export interface DecideInput {
   paneRead?: PaneRead;
   /** Liveness of a session id (called at most once, for the owner a 9 names). */
   liveness: (sid: string) => Liveness;
+  /** The tmux session carrying a stamp, to name the owner a 9 names by where it runs; null when none (or not read). */
+  sessionOf?: (sid: string) => string | null;
 }
 
 /** The session a pending task's decision must read, or null when no tmux read is needed. */
@@ -69,6 +73,8 @@ export function livenessNeeded(input: Omit<DecideInput, 'liveness'>): string | n
   return paneRead.stamp === asker && asker !== '' ? null : paneRead.stamp;
 }
 
+const inSession = (session: string | null) => (session ? ` in tmux session ${session}` : '');
+
 function takeoverHint(slug: string, liveness: Liveness): string {
   const force = liveness === 'gone' ? '' : ' --force (refused without it while that session may be live)';
   return `to take over on purpose: tmux-fleet takeover ${slug}${force}`;
@@ -89,13 +95,15 @@ export function decide(input: DecideInput): Decision {
       return { verdict: 0, owner, liveness: 'live', via: 'sid', reason: `task ${slug}: you are its Driver`, code: 'sid-asker' };
     }
     const liveness = input.liveness(owner);
+    const ownerSession = input.sessionOf?.(owner) ?? null;
     return {
       verdict: 9,
       owner,
       liveness,
       via: 'sid',
-      reason: `task ${slug} is driven by ${owner} (${liveness}); ${takeoverHint(slug, liveness)}`,
+      reason: `task ${slug} is driven by ${owner}${inSession(ownerSession)} (${liveness}); ${takeoverHint(slug, liveness)}`,
       code: 'sid-other',
+      ownerSession,
     };
   }
 
@@ -129,6 +137,7 @@ export function decide(input: DecideInput): Decision {
     via: 'pane',
     reason: `task ${slug}: the Driver spawned in ${pane} is ${paneRead.stamp} (${liveness}); ${takeoverHint(slug, liveness)}`,
     code: 'pane-other',
+    ownerSession: pane,
   };
 }
 
@@ -150,7 +159,7 @@ export function paneReadFromSessions(sessions: ReadonlyMap<string, NonceStamp> |
 export function livenessFromSnapshot(
   sid: string,
   registry: { readable: boolean; rows: readonly LiveRow[]; recorded?: ReadonlyMap<string, Liveness> },
-  stamps: ReadonlySet<string> | null,
+  stamps: { has(sid: string): boolean } | null,
   stampProcesses?: ReadonlyMap<string, Liveness>,
 ): Liveness {
   return decideSidLiveness(sid, registry, registry.recorded?.get(sid), () =>
@@ -158,15 +167,29 @@ export function livenessFromSnapshot(
   );
 }
 
-const stampSets = new WeakMap<ReadonlyMap<string, NonceStamp>, ReadonlySet<string>>();
-/** The stamps of a sessions snapshot (never changed once read), kept beside it. */
-function stampsOf(sessions: ReadonlyMap<string, NonceStamp>): ReadonlySet<string> {
-  let set = stampSets.get(sessions);
-  if (set === undefined) {
-    set = new Set([...sessions.values()].map((s) => s.stamp).filter((s) => s !== ''));
-    stampSets.set(sessions, set);
+const stampIndexes = new WeakMap<ReadonlyMap<string, NonceStamp>, ReadonlyMap<string, string[]>>();
+/** Stamp -> the sessions carrying it (by name), of a sessions snapshot (never changed once read), kept beside it. */
+function stampIndex(sessions: ReadonlyMap<string, NonceStamp>): ReadonlyMap<string, string[]> {
+  let index = stampIndexes.get(sessions);
+  if (index === undefined) {
+    const built = new Map<string, string[]>();
+    for (const [name, { stamp }] of sessions) if (stamp !== '') built.set(stamp, [...(built.get(stamp) ?? []), name]);
+    index = built;
+    stampIndexes.set(sessions, index);
   }
-  return set;
+  return index;
+}
+
+/** The session to name among those carrying a stamp: `prefer` (the task's driverPane) when it is one, else the first by name. */
+export function pickCarrier(names: readonly string[], prefer?: string): string | null {
+  if (prefer !== undefined && names.includes(prefer)) return prefer;
+  return [...names].sort()[0] ?? null;
+}
+
+/** The session carrying `sid` in a snapshot (pickCarrier); null when none. */
+export function sessionCarrying(sessions: ReadonlyMap<string, NonceStamp> | null, sid: string, prefer?: string): string | null {
+  if (sessions === null || sid === '') return null;
+  return pickCarrier(stampIndex(sessions).get(sid) ?? [], prefer);
 }
 
 /**
@@ -185,7 +208,7 @@ export function judgeFromSnapshot(args: {
 }): Decision {
   const sessions = args.sessions;
   // Built only when a liveness is asked for, once per sessions map.
-  const stamps = () => (sessions ? stampsOf(sessions) : null);
+  const stamps = () => (sessions ? stampIndex(sessions) : null);
   const pane = paneToRead(args.task);
   return decide({
     slug: args.slug,
@@ -194,6 +217,7 @@ export function judgeFromSnapshot(args: {
     asker: args.asker,
     paneRead: pane === null ? undefined : paneReadFromSessions(args.sessions, pane),
     liveness: (sid) => livenessFromSnapshot(sid, args.registry, stamps(), args.stampProcesses),
+    sessionOf: (sid) => sessionCarrying(sessions, sid, args.task?.driverPane),
   });
 }
 

@@ -4,12 +4,12 @@
 import { registryDir, type Context } from '../context';
 import { TaskFileError, UsageError } from '../errors';
 import type { Liveness, StampFacts } from '../registry/liveness';
-import { readTask } from '../tasks/store';
+import { noSuchTask, readTask } from '../tasks/store';
 import { assertSlug } from '../tasks/slug';
 import { ownerSid, type Handover, type Task } from '../tasks/schema';
 import { Tmux, type TmuxReads } from '../tmux/client';
-import { readAsker, readPaneAndAsker, readStamps, type AskerRead, type PaneRead } from '../tmux/session-marks';
-import { decide, lastHandover, livenessNeeded, paneToRead, type Decision } from './judge';
+import { readAsker, readPaneAndAsker, readStamps, type AskerRead, type PaneRead, type StampsRead } from '../tmux/session-marks';
+import { decide, lastHandover, livenessNeeded, paneToRead, pickCarrier, type Decision } from './judge';
 import { isValidSid } from './sid';
 
 export type AskerFrom = 'as' | 'env' | 'pane' | 'none';
@@ -58,8 +58,11 @@ export interface Judgement {
   paneRead?: PaneRead;
 }
 
-/** Liveness of one session id: the registry, else whether a tmux session carries it as its stamp. */
-export async function livenessOf(tmux: TmuxReads, env: NodeJS.ProcessEnv, sid: string, task?: Task | null): Promise<Liveness> {
+/**
+ * Liveness of one session id: the registry, else whether a tmux session carries
+ * it as its stamp. `stamps`: every session's stamp, read once by the caller.
+ */
+export async function livenessOf(env: NodeJS.ProcessEnv, sid: string, stamps: StampsRead | null, task?: Task | null): Promise<Liveness> {
   // Imported here: most verdicts (the asker is the owner) need no liveness, and the registry's schema costs start-up time.
   const [{ readRegistry }, { sessionLiveness }] = await Promise.all([import('../registry/reader'), import('../registry/liveness')]);
   const snapshot = await readRegistry(registryDir(env));
@@ -67,15 +70,14 @@ export async function livenessOf(tmux: TmuxReads, env: NodeJS.ProcessEnv, sid: s
     task && (task.driverPid !== undefined || task.driverJobId)
       ? { sid: ownerSid(task), pid: task.driverPid, procStart: task.driverProcStart, jobId: task.driverJobId }
       : undefined;
-  return sessionLiveness(sid, snapshot, () => stampFacts(tmux, sid), recorded);
+  return sessionLiveness(sid, snapshot, () => stampFacts(stamps, sid), recorded);
 }
 
 /** What the server's sessions say of a session id: carried as a stamp, and the liveness of the processes recorded with it. */
-async function stampFacts(tmux: TmuxReads, sid: string): Promise<StampFacts | null> {
-  const stamps = await readStamps(tmux);
+async function stampFacts(stamps: StampsRead | null, sid: string): Promise<StampFacts | null> {
   if (stamps === null) return null;
   const [{ parseAgentProcess }, { processesLiveness, mostAlive }] = await Promise.all([import('../agents/agent-process'), import('../registry/liveness')]);
-  const procs = (stamps.get(sid) ?? []).map(parseAgentProcess).filter((p) => p !== null);
+  const procs = (stamps.get(sid)?.agents ?? []).map(parseAgentProcess).filter((p) => p !== null);
   return { carried: stamps.has(sid), processes: mostAlive(await processesLiveness(procs)) };
 }
 
@@ -105,8 +107,10 @@ export async function judgeLoaded(
   const who: Asker = asker ?? { sid: '', from: 'none' };
   const base = { slug, task, taskError: taskError?.message, asker: who.sid, paneRead };
   const need = livenessNeeded(base);
-  const liveness: Liveness | null = need === null ? null : await livenessOf(tmux, ctx.env, need, task);
-  const decision = decide({ ...base, liveness: () => liveness ?? 'unknown' });
+  // A 9: one read of every session's stamp, to name the session the owner runs in (and for its liveness).
+  const stamps = need === null ? null : await readStamps(tmux);
+  const liveness: Liveness | null = need === null ? null : await livenessOf(ctx.env, need, stamps, task);
+  const decision = decide({ ...base, liveness: () => liveness ?? 'unknown', sessionOf: (sid) => pickCarrier(stamps?.get(sid)?.sessions ?? [], task?.driverPane) });
   return { slug, decision, asker: who, task, taskError, paneRead };
 }
 
@@ -120,12 +124,15 @@ export async function loadForJudge(home: string, slug: string): Promise<{ task: 
   }
 }
 
-/** `owner <slug> [--as <sid>]`: the whole judge. A bad slug or --as is a UsageError (exit 2). */
+/** `owner <slug> [--as <sid>]`: the whole judge. A bad slug or --as is a UsageError (exit 2), an unknown slug exit 1. */
 export async function judgeTask(ctx: Context, slug: unknown, as?: unknown): Promise<Judgement> {
   const s = assertSlug(slug);
   const askerKnown = askerWithoutTmux(as, ctx.env);
+  const loaded = await loadForJudge(ctx.home, s);
+  // No such task: a failure (exit 1), not a 5, which a caller waits out as "still booting".
+  if (!loaded.task && !loaded.taskError) throw await noSuchTask(ctx.home, s);
   // direct: owner's one read (a pending task, or the asker's stamp) goes without execa (docs/budgets.md#owner-start-up).
-  return judgeLoaded(ctx, new Tmux(ctx.socket, 'tmux', { direct: true }), s, await loadForJudge(ctx.home, s), askerKnown);
+  return judgeLoaded(ctx, new Tmux(ctx.socket, 'tmux', { direct: true }), s, loaded, askerKnown);
 }
 
 /** The `owner --json` object (docs/ownership.md#output). */
@@ -134,6 +141,7 @@ export function judgementJson(j: Judgement): {
   slug: string;
   asker: string;
   owner: string | null;
+  ownerSession: string | null;
   liveness: Liveness | null;
   via: 'sid' | 'pane' | null;
   reason: string;
@@ -148,6 +156,7 @@ export function judgementJson(j: Judgement): {
     slug: j.slug,
     asker: j.asker.sid,
     owner: d.owner,
+    ownerSession: d.verdict === 9 ? (d.ownerSession ?? null) : null,
     liveness: d.liveness,
     via: d.via,
     reason: d.reason,

@@ -226,7 +226,9 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
   }
 
   const pointer = pointerLine(await findParentRecord(ctx.home, parentSid));
-  const prompt = launchPrompt(promptText, pointer);
+  // The acceptance gate: every item of the task (a resumed conversation has seen the earlier ones: only the new).
+  const gate = [...(resumeSid ? [] : (previous?.acceptance ?? []).map((a) => a.text)), ...accept];
+  const prompt = launchPrompt(promptText, pointer, gate);
 
   const undo: Undo = { steps: [] };
   return undoing(undo, async () => {

@@ -14,7 +14,7 @@ import { readRegistry } from '../registry/reader';
 import { nudgeSupervisors, socketPathFromTmuxEnv } from '../nudge';
 import { ownerSid } from '../tasks/schema';
 import { assertSlug } from '../tasks/slug';
-import { updateTask } from '../tasks/store';
+import { noSuchTask, updateTask } from '../tasks/store';
 import { Tmux } from '../tmux/client';
 import type { Decision } from './judge';
 import { askerWithoutTmux, judgeLoaded, resolveAsker, type Asker } from './owner';
@@ -52,7 +52,7 @@ export async function takeover(ctx: Context, slugArg: unknown, opts: { as?: unkn
   let result: TakeoverResult | null = null;
   let refused: Decision | null = null;
   await updateTask(ctx.home, slug, async (cur) => {
-    if (!cur) throw new FleetError(`no task ${slug}`);
+    if (!cur) throw await noSuchTask(ctx.home, slug);
     const j = await judgeLoaded(ctx, tmux, slug, { task: cur }, asker);
     const d = j.decision;
     const base = { slug, asker: asker.sid, before: d };

@@ -1,2 +1,2 @@
-export { pointerLine, launchPrompt, quoteValue, SHORT_SID_LENGTH } from './pointer';
+export { acceptanceGate, pointerLine, launchPrompt, quoteValue, SHORT_SID_LENGTH } from './pointer';
 export type { PointerParent } from './pointer';

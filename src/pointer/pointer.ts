@@ -45,9 +45,20 @@ export function pointerLine(parent: PointerParent | null | undefined): string | 
   );
 }
 
-/** The launch prompt: the prompt text, a blank line, then the pointer when there is one. */
-export function launchPrompt(promptText: string, pointer: string | null | undefined): string {
-  if (!pointer) return promptText;
+/**
+ * The task's acceptance items (`spawn --accept`) as the gate the Driver works
+ * to, one line each (a newline in an item cannot start another); null for none.
+ */
+export function acceptanceGate(items: readonly string[]): string | null {
+  if (items.length === 0) return null;
+  const lines = items.map((t) => `- ${t.replace(/[\r\n\u0085\u2028\u2029]+/g, ' ').trim()}`);
+  return ['Acceptance gate: the task is done when each of these holds; check each before you call it done:', ...lines].join('\n');
+}
+
+/** The launch prompt: the prompt text, then the acceptance gate and the pointer when there are, a blank line apart. */
+export function launchPrompt(promptText: string, pointer: string | null | undefined, acceptance: readonly string[] = []): string {
+  const after = [acceptanceGate(acceptance), pointer].filter((x): x is string => !!x);
+  if (after.length === 0) return promptText;
   const text = promptText.replace(/\s+$/, '');
-  return text === '' ? pointer : `${text}\n\n${pointer}`;
+  return [...(text === '' ? [] : [text]), ...after].join('\n\n');
 }

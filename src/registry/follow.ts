@@ -156,8 +156,33 @@ export function isSpare(row: RegistryRow): boolean {
   return row.spare === true;
 }
 
-/** The short form of a session id in the status line and toasts: its first four characters. */
-export function shortSid(sid: string): string {
+/**
+ * Claude Code's session ids are UUIDs (a background job's too); other agents'
+ * ids, stamped by hand, may be anything. UUID-shaped: 8-4-4-4-12 letters or digits.
+ */
+export function looksLikeUuid(sid: string): boolean {
+  return /^[0-9a-z]{8}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{12}$/i.test(sid);
+}
+
+/** The longest id shown whole; an id that is no UUID (`myagent-session-7`) is shown whole up to this. */
+export const SHOWN_ID_MAX = 24;
+
+/** An id that is no UUID, as shown: whole, cut to SHOWN_ID_MAX with `…`. */
+function wholeId(sid: string): string {
+  return printable(sid.length > SHOWN_ID_MAX ? `${sid.slice(0, SHOWN_ID_MAX - 1)}…` : sid);
+}
+
+/**
+ * A session id cut to `n` characters when it is a UUID (its start names it);
+ * any other id whole up to SHOWN_ID_MAX: its first characters may be all that
+ * several ids share (`myagent-1`, `myagent-2`).
+ */
+export function shortId(sid: string, n: number): string {
   // Registry text: no control character reaches a terminal or the status line.
-  return printable(sid.slice(0, 4));
+  return looksLikeUuid(sid) ? printable(sid.slice(0, n)) : wholeId(sid);
+}
+
+/** The short form of a session id in the status line and toasts: a UUID's first four characters. */
+export function shortSid(sid: string): string {
+  return shortId(sid, 4);
 }

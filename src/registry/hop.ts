@@ -5,7 +5,7 @@
 // State is filed under the base (the tab's) session id. When a session's chain
 // end changes, its derived state is reset, never merged: the events arriving
 // now carry another session id.
-import { chainLink, follow, parkedJob, shortSid, type FollowResult } from './follow';
+import { chainLink, follow, parkedJob, shortId, shortSid, type FollowResult } from './follow';
 import type { JobState } from './job-state';
 import type { LiveRow } from './liveness';
 import { printable } from '../text';
@@ -260,8 +260,8 @@ function oneLine(s: string): string {
   return printable(s).trim();
 }
 
-/** The id as printed by `follow`: the first eight characters. */
-export const sid8 = (sid: string) => printable(sid.slice(0, 8));
+/** The id as printed by `follow` and named by the status line: a UUID's first eight characters, any other id whole (up to 24). */
+export const sid8 = (sid: string) => shortId(sid, 8);
 
 /** One human line: `10e378ef → e9e4ae8e (parked on job e9e4ae8e), busy`. */
 export function describeFollow(f: FollowResult): string {

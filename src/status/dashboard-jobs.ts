@@ -3,7 +3,11 @@
 // attach <id>`), show its recent output (`<agent cmd> logs <id>`), stop it
 // (`<agent cmd> stop <id>`). The agent command is the @fleet-agent-cmd option,
 // never a guessed path; tmux runs through src/tmux/ with argv arrays.
+import { dirname, join } from 'node:path';
 import { FleetError, UsageError, errorMessage } from '../errors';
+import { readRegistry } from '../registry/reader';
+import { jobTranscript } from '../registry/transcript';
+import { withoutEscapes } from '../text';
 import { optionValue } from '../options';
 import { isJobId } from '../registry/job-id';
 import { sessionTarget } from '../tmux/args';
@@ -79,14 +83,48 @@ export interface AgentRun {
   lines: string[];
 }
 
-/** Removes terminal escape sequences and control characters a hostile or colourful output may hold. */
+/**
+ * A terminal's output as lines to read: a TUI redraws with cursor moves, so a
+ * move to another row (CUP, CUD, CNL, VPA) starts a line and a move forward
+ * is a space; then every escape sequence and control character goes, and
+ * blank lines and a line repeated by a redraw collapse.
+ */
 export function plainLines(text: string): string[] {
-  return text
-    .replace(/\x1b\[[0-9;?]*[\x20-\x2f]*[\x40-\x7e]/g, '')
-    .replace(/\x1b\][^\x07\x1b]*(\x07|\x1b\\)/g, '')
-    .split(/\r?\n/)
-    .map((l) => l.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, ''))
-    .filter((l, i, all) => !(i === all.length - 1 && l === ''));
+  const broken = text
+    .replace(/\x1b\[[0-9]*(?:;[0-9]*)?[Hf]|\x1b\[[0-9]*[BEd]/g, '\n')
+    .replace(/\x1b\[[0-9]*C/g, ' ');
+  const lines = withoutEscapes(broken)
+    .split(/\r?\n|\r/)
+    .map((l) => l.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, '').trimEnd());
+  return lines.filter((l, i) => l.trim() !== '' && l !== lines[i - 1]);
+}
+
+/** What `l` shows of a job: a title and readable lines. */
+export interface JobOutput {
+  title: string;
+  lines: string[];
+}
+
+/**
+ * A job's output for the dashboard's `l` (docs/status.md#background-jobs): its
+ * conversation from Claude Code's transcript (the job's, else that of the tab
+ * it was parked from), readable lines; with no transcript, `<agent cmd> logs
+ * <id>`, the job's recent terminal output, as lines (plainLines).
+ */
+export async function jobOutput(tmux: Tmux, registry: string, jobId: string): Promise<JobOutput> {
+  assertJobId(jobId);
+  const projects = join(dirname(registry), 'projects');
+  const snapshot = await readRegistry(registry);
+  const found = jobTranscript(projects, snapshot.entries.map((e) => e.row), jobId);
+  if (found) {
+    const whose = found.whose === 'job' ? "the job's transcript" : 'the transcript of the tab it was parked from';
+    return { title: `job ${jobId}: its conversation (${whose}, ${found.file}${found.cut ? ', its end' : ''})`, lines: found.lines.length ? found.lines : ['(nothing said yet)'] };
+  }
+  const r = await runAgentJob(tmux, 'logs', jobId);
+  return {
+    title: `job ${jobId}: recent terminal output (no transcript under ${projects})${r.exitCode === 0 ? '' : ` (exit ${r.exitCode})`}`,
+    lines: r.lines.length ? r.lines : ['(no output)'],
+  };
 }
 
 /** Runs `<agent cmd> <verb> <id>` without a terminal (logs, stop): output captured, at most `timeoutMs`. */

@@ -7,11 +7,11 @@ import { errorMessage } from '../errors';
 import type { Tmux } from '../tmux/client';
 import { switchClient } from '../tmux/switch';
 import { readDashboardData } from './dashboard-agents';
-import { openJob, runAgentJob } from './dashboard-jobs';
+import { jobOutput, openJob, runAgentJob } from './dashboard-jobs';
 import { DashboardKeys, KEYS_HELP, type DashboardAction } from './dashboard-keys';
 import { dashboardLines, dashboardRows } from './dashboard';
 import { cell } from './table';
-import type { FleetView } from './view';
+import { assertVerdictsTellable, type FleetView } from './view';
 
 export interface DashboardOptions {
   tmux: Tmux;
@@ -31,15 +31,16 @@ const ESC = '\x1b[';
 export async function runDashboard(opts: DashboardOptions): Promise<number> {
   const { input, output } = opts;
   const load = () => readDashboardData(opts.tmux, opts.home, opts.registry);
+  const first = await load();
+  assertVerdictsTellable(first.view, opts.tmux, 'dashboard');
   if (!input.isTTY) {
-    const data = await load();
+    const data = first;
     const rows = dashboardRows(data.view, data.agents);
     const { header, lines } = dashboardLines(rows, output.columns || 80);
     output.write(`${[header, ...lines].join('\n')}\n`);
     return 0;
   }
 
-  const first = await load();
   let view: FleetView = first.view;
   let agentCount = first.agents.length;
   const keys = new DashboardKeys(dashboardRows(first.view, first.agents));
@@ -67,13 +68,16 @@ export async function runDashboard(opts: DashboardOptions): Promise<number> {
     const waiting = rows.filter((r) => r.attention).length;
     const title = `tmux-fleet · ${plural(view.tasks.length, 'task')}, ${plural(view.sessions.length, 'agent session')}, ${plural(agentCount, 'other agent')}${waiting ? ` · ${waiting} waiting` : ''}${keys.filter ? ` · filter: ${keys.filter}` : ''}`;
     screen.push(`${ESC}1m${cell(title).slice(0, width - 1)}${ESC}0m`, `${ESC}2m${header}${ESC}0m`);
-    const room = Math.max(1, height - 5);
+    // The selected task's acceptance gate, on its own line above the reason (which is long, and cut at the edge).
+    const gate = !keys.confirm && !keys.filtering && !keys.message && keys.current()?.gate ? `accept: ${keys.current()?.gate}` : '';
+    const room = Math.max(1, height - 5 - (gate ? 1 : 0));
     const top = Math.max(0, Math.min(keys.selected - room + 1, rows.length - room));
     lines.slice(top, top + room).forEach((l, i) => {
       screen.push(top + i === keys.selected ? `${ESC}7m${l.padEnd(width - 1)}${ESC}0m` : l);
     });
     if (rows.length === 0) screen.push(keys.filter ? `  nothing matches ${cell(keys.filter)}` : '  no tasks and no agents');
-    while (screen.length < height - 2) screen.push('');
+    while (screen.length < height - 2 - (gate ? 1 : 0)) screen.push('');
+    if (gate) screen.push(`${ESC}2m${cell(gate).slice(0, width - 1)}${ESC}0m`);
     const bottom = keys.statusLine() || (view.tmuxError ? `tmux: ${view.tmuxError}` : '');
     screen.push(`${ESC}2m${cell(bottom).slice(0, width - 1)}${ESC}0m`);
     screen.push(`${ESC}2m${KEYS_HELP.slice(0, width - 1)}${ESC}0m`);
@@ -136,8 +140,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<number> {
         case 'logs': {
           keys.message = `reading the output of job ${a.jobId}…`;
           draw();
-          const r = await runAgentJob(opts.tmux, 'logs', a.jobId);
-          pager = { title: `job ${a.jobId}: recent output${r.exitCode === 0 ? '' : ` (exit ${r.exitCode})`}`, lines: r.lines.length ? r.lines : ['(no output)'] };
+          pager = await jobOutput(opts.tmux, opts.registry, a.jobId);
           keys.message = '';
           return false;
         }

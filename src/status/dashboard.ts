@@ -7,7 +7,7 @@ import { agentWaits, jobIntent, renderAgent, renderHopWithIntent, sid8 } from '.
 import { timeMs } from '../registry/time';
 import type { FleetAgent } from './dashboard-agents';
 import { ownerState } from './segments';
-import { age, agentCell, cell } from './table';
+import { acceptanceText, age, agentCell, cell } from './table';
 import type { FleetView } from './view';
 
 export type RowKind = 'task' | 'session' | 'parked' | 'job' | 'agent';
@@ -38,6 +38,8 @@ export interface DashboardRow {
   since: number;
   /** The bottom line when selected. */
   reason: string;
+  /** A task's acceptance gate (spawn --accept) on one line, shown above the reason when selected; '' or absent for none. */
+  gate?: string;
 }
 
 const WORD = { owner: 'owner', other: 'other', pending: 'pending', unknown: 'cannot tell' } as const;
@@ -106,6 +108,7 @@ export function dashboardRows(view: FleetView, agents: readonly FleetAgent[] = [
     attention: agentWaits(t.hop?.agent),
     since: endSince(t.hop),
     reason: t.owner !== '' && t.decision.liveness === 'gone' ? `${t.decision.reason} · r resumes it (spawn --resume)` : t.decision.reason,
+    gate: acceptanceText(t.task),
   }));
   const shown = new Set(rows.map((r) => r.session).filter((s): s is string => s !== null));
   for (const s of view.sessions) {

@@ -12,7 +12,7 @@ import type { TaskEntry } from '../tasks/store';
 import type { PaneSnap } from '../tmux/snapshot';
 import { JOB_ID_RE } from '../registry/job-id';
 import type { WindowValues } from './segment-writes';
-import { agentSegment, ownerSegment, segment, type Styles } from './segments';
+import { agentSegment, iconOnly, ownerSegment, segment, type Styles } from './segments';
 
 export function jobWindowValues(
   panes: readonly Pick<PaneSnap, 'session' | 'window' | 'job'>[],
@@ -37,11 +37,18 @@ export function jobWindowValues(
       });
       owner = ownerSegment(entry.slug, d, styles);
     }
-    const hop = job && tabSid ? segment(styles.hop, `${shortSid(tabSid)} → ${shortSid(job.row.sessionId)}`) : '';
-    const agent = job
-      ? agentSegment({ agent: agentStateOf(job) } as Parameters<typeof agentSegment>[0], styles)
-      : segment(styles.unknown, `job ${p.job} gone`);
-    out.set(p.window, { session: p.session, values: { '@fleet-owner': owner, '@fleet-hop': hop, '@fleet-agent': agent } });
+    const hopText = job && tabSid ? `${shortSid(tabSid)} → ${shortSid(job.row.sessionId)}` : '';
+    const jobHop = job ? ({ agent: agentStateOf(job) } as Parameters<typeof agentSegment>[0]) : null;
+    out.set(p.window, {
+      session: p.session,
+      values: {
+        '@fleet-owner': owner,
+        '@fleet-hop': segment(styles.hop, hopText),
+        '@fleet-agent': jobHop ? agentSegment(jobHop, styles) : segment(styles.unknown, `job ${p.job} gone`),
+        '@fleet-hop-short': iconOnly(styles.hop, hopText),
+        '@fleet-agent-short': jobHop ? agentSegment(jobHop, styles, true) : iconOnly(styles.unknown, 'gone'),
+      },
+    });
   }
   return out;
 }

@@ -9,7 +9,7 @@ import { HopTracker, shorten } from '../registry/hop';
 import { ownerSid } from '../tasks/schema';
 import type { TmuxSnapshot } from '../tmux/snapshot';
 import { fleetAgents, fleetWaiters } from './dashboard-agents';
-import { agentKindSegment, agentSegment, attentionSegment, hopSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
+import { agentKindSegment, agentSegment, attentionSegment, hopSegment, hopShortSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
 import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
 import { CachedFleetData, chainKeys, computeView, updateView, type FleetLoad, type FleetView, type SessionView } from './view';
 
@@ -134,6 +134,8 @@ export function makeRender(
       '@fleet-hop': hopSegment(s.hop, styles),
       '@fleet-agent': agentSegment(s.hop, styles) || agentKindSegment(s.agent, styles),
       '@fleet-attention': attention,
+      '@fleet-hop-short': hopShortSegment(s.hop, styles),
+      '@fleet-agent-short': agentSegment(s.hop, styles, true) || agentKindSegment(s.agent, styles),
     });
     let values: Map<string, Record<SegmentOption, string>>;
     if (prev && redo) {
@@ -143,7 +145,8 @@ export function makeRender(
       for (const v of values.values()) v['@fleet-attention'] = attention;
     } else {
       values = new Map();
-      for (const s of snapshot.sessions) values.set(s.name, { '@fleet-owner': '', '@fleet-hop': '', '@fleet-agent': '', '@fleet-attention': attention });
+      const none = { '@fleet-owner': '', '@fleet-hop': '', '@fleet-agent': '', '@fleet-hop-short': '', '@fleet-agent-short': '' };
+      for (const s of snapshot.sessions) values.set(s.name, { ...none, '@fleet-attention': attention });
       for (const s of view.sessions) values.set(s.session, segmentsOf(s));
     }
     const toasts = view.events.map((e) => ({ session: e.session, text: e.text }));

@@ -5,11 +5,12 @@ import type { OptionChange, Toast } from '../tmux/apply';
 import type { TmuxSnapshot } from '../tmux/snapshot';
 import { toastsFor } from '../tmux/toast';
 
-export const SEGMENT_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent', '@fleet-attention'] as const;
+/** The segments, and the short forms a narrow client shows (docs/status.md#narrow-clients). */
+export const SEGMENT_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent', '@fleet-attention', '@fleet-hop-short', '@fleet-agent-short'] as const;
 export type SegmentOption = (typeof SEGMENT_OPTIONS)[number];
 
 /** The options a job's window carries over its session's (docs/status.md#background-jobs). */
-export const WINDOW_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent'] as const;
+export const WINDOW_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent', '@fleet-hop-short', '@fleet-agent-short'] as const;
 export type WindowOption = (typeof WINDOW_OPTIONS)[number];
 /** Window id (@N) -> its session and the values it shows. */
 export type WindowValues = Map<string, { session: string; values: Record<WindowOption, string> }>;
@@ -40,15 +41,21 @@ export interface RenderHint {
 /** Computes what every session should show from one tmux snapshot (reads files, starts no process). */
 export type Render = (snapshot: TmuxSnapshot, hint: RenderHint) => Promise<Rendered>;
 
+type SegmentField = 'owner' | 'hop' | 'agent' | 'attention' | 'hopShort' | 'agentShort';
+/** Where the snapshot keeps each option's current value (src/tmux/snapshot.ts). */
+const SNAPSHOT_FIELD: Record<SegmentOption, SegmentField> = {
+  '@fleet-owner': 'owner',
+  '@fleet-hop': 'hop',
+  '@fleet-agent': 'agent',
+  '@fleet-attention': 'attention',
+  '@fleet-hop-short': 'hopShort',
+  '@fleet-agent-short': 'agentShort',
+};
+
 /** Diff of desired against current values: only what changed is written. */
 export function diffSegments(snapshot: TmuxSnapshot, values: Rendered['values']): OptionChange[] {
   const changes: OptionChange[] = [];
-  const current: Record<SegmentOption, keyof TmuxSnapshot['sessions'][number]> = {
-    '@fleet-owner': 'owner',
-    '@fleet-hop': 'hop',
-    '@fleet-agent': 'agent',
-    '@fleet-attention': 'attention',
-  };
+  const current: Record<SegmentOption, keyof TmuxSnapshot['sessions'][number]> = SNAPSHOT_FIELD;
   for (const s of snapshot.sessions) {
     const want = values.get(s.name);
     for (const option of SEGMENT_OPTIONS) {
@@ -81,12 +88,7 @@ export function diffWindows(last: WindowValues, want: WindowValues, existing: Re
 
 /** What tmux holds after our write: the snapshot kept for the next registry-only wake. */
 export function applyToSnapshot(snapshot: TmuxSnapshot, changes: readonly OptionChange[]): void {
-  const field: Record<string, 'owner' | 'hop' | 'agent' | 'attention'> = {
-    '@fleet-owner': 'owner',
-    '@fleet-hop': 'hop',
-    '@fleet-agent': 'agent',
-    '@fleet-attention': 'attention',
-  };
+  const field: Record<string, SegmentField> = SNAPSHOT_FIELD;
   const byName = new Map(snapshot.sessions.map((s) => [s.name, s]));
   for (const c of changes) {
     if (c.window !== undefined) continue;

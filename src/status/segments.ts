@@ -7,6 +7,7 @@ import { optionValue } from '../options';
 import { agentWaits, renderAgent, renderHop, type SessionHop } from '../registry/hop';
 import { sid8 } from '../registry/hop';
 import { escapeFormat } from '../tmux/args';
+import { printable } from '../text';
 
 export const STYLE_KEYS = [
   'owner',
@@ -70,6 +71,16 @@ export function segment(s: SegmentStyle, full: string): string {
   return style ? `#[${style}] ${body} #[default]` : body;
 }
 
+/**
+ * The short form of a segment, for a narrow client (docs/status.md#narrow-clients):
+ * its badge with the icon alone; '' when there is nothing to show, or no icon.
+ */
+export function iconOnly(s: SegmentStyle, full: string): string {
+  if (full === '' || s.icon === '') return '';
+  const style = s.style.replace(/[\]#]/g, '');
+  return style ? `#[${style}] ${escapeFormat(s.icon)} #[default]` : escapeFormat(s.icon);
+}
+
 export type OwnerState = 'owner' | 'other' | 'pending' | 'unknown';
 
 /** What the verdict means for the session it was asked for. */
@@ -79,13 +90,22 @@ export function ownerState(d: Decision): OwnerState {
   return d.code === 'booting' ? 'pending' : 'unknown';
 }
 
-/** Plain text of the owner segment: `owner fix-login`, `fix-login: owner 10e378ef live`, `fix-login pending`, `fix-login ?`. */
+/** The owner a 9 names: by the tmux session it runs in when one carries its stamp, `rev (f152b562)`, else `f152b562`. */
+export function ownerName(d: Decision): string {
+  const id = sid8(d.owner ?? '');
+  return d.ownerSession ? `${printable(d.ownerSession)} (${id})` : id;
+}
+
+/**
+ * Plain text of the owner segment: `owner fix-login`, `fix-login: owner rev (10e378ef) live`
+ * (`owner 10e378ef live` when no session carries the owner's stamp), `fix-login pending`, `fix-login cannot tell`.
+ */
 export function ownerText(slug: string, d: Decision): string {
   switch (ownerState(d)) {
     case 'owner':
       return `owner ${slug}`;
     case 'other':
-      return `${slug}: owner ${sid8(d.owner ?? '')} ${d.liveness ?? 'unknown'}`;
+      return `${slug}: owner ${ownerName(d)} ${d.liveness ?? 'unknown'}`;
     case 'pending':
       return `${slug} pending`;
     default:
@@ -117,14 +137,19 @@ export function hopSegment(hop: SessionHop | undefined, styles: Styles): string 
   return segment(styles.hop, renderHop(hop));
 }
 
+/** The hop on a narrow client: `↪` without the ids. */
+export function hopShortSegment(hop: SessionHop | undefined, styles: Styles): string {
+  return iconOnly(styles.hop, renderHop(hop));
+}
+
 /** The longest `needs` sentence the status line shows; `prefix O` and the dashboard show it whole. */
 export const AGENT_SEGMENT_MAX = 40;
 
-export function agentSegment(hop: SessionHop | undefined, styles: Styles): string {
+export function agentSegment(hop: SessionHop | undefined, styles: Styles, short = false): string {
   const text = renderAgent(hop?.agent, AGENT_SEGMENT_MAX);
   if (text === '') return '';
   const key: StyleKey = agentWaits(hop?.agent) ? 'waiting' : text === 'busy' ? 'busy' : 'idle';
-  return segment(styles[key], text);
+  return short ? iconOnly(styles[key], text) : segment(styles[key], text);
 }
 
 /** Plain text of the attention segment: `2 waiting`, '' when no agent waits. */

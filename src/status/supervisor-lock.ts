@@ -5,7 +5,7 @@ import { unlink, writeNewFile } from '../fs-async';
 import { readRegularFile, UnsafeFileError } from '../fs-safe';
 import { makePrivateDirs } from '../context';
 import { FleetError } from '../errors';
-import { livePidFromFile, pidFileContent } from '../nudge';
+import { isOwnSupervisor, livePidFromFile, pidFileContent } from '../nudge';
 
 /** What a pid file holds; null when it is gone; '' when it is not a regular file (read safely: a FIFO would block). */
 function readStalePidFile(pidFile: string): string | null {
@@ -16,8 +16,36 @@ function readStalePidFile(pidFile: string): string | null {
   }
 }
 
-/** Takes the pid file, or throws naming the pid that runs. A stale file (its process gone) is replaced. */
-export async function acquirePidFile(home: string, pidFile: string, socketPath: string): Promise<void> {
+/** How long a replaced supervisor gets to exit (it removes its tmux hooks and its pid file first). */
+export const REPLACE_WAIT_MS = 10_000;
+
+/**
+ * Stops the supervisor `pid` (SIGTERM) and waits until the pid file no longer
+ * names it; true when it is gone. Only a `tmux-fleet supervise` of this user
+ * is ever signalled (isOwnSupervisor): a pid file is only a claim.
+ */
+async function stopSupervisor(pidFile: string, pid: number): Promise<boolean> {
+  if (!isOwnSupervisor(pid)) return false;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return true; // gone meanwhile
+  }
+  const deadline = Date.now() + REPLACE_WAIT_MS;
+  while (livePidFromFile(pidFile) === pid) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}
+
+/**
+ * Takes the pid file, or throws naming the pid that runs. A stale file (its
+ * process gone) is replaced. `replace`: a running supervisor of this server is
+ * stopped first (a new build's supervisor taking over, docs/status.md#updates);
+ * `onReplaced` hears its pid.
+ */
+export async function acquirePidFile(home: string, pidFile: string, socketPath: string, replace = false, onReplaced?: (pid: number) => void): Promise<void> {
   makePrivateDirs(home);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -27,6 +55,11 @@ export async function acquirePidFile(home: string, pidFile: string, socketPath: 
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     const other = livePidFromFile(pidFile);
+    if (other !== null && replace) {
+      if (!(await stopSupervisor(pidFile, other))) throw new FleetError(`the supervisor of ${socketPath} (pid ${other}) did not stop, so it was not replaced`);
+      onReplaced?.(other);
+      continue;
+    }
     if (other !== null) throw new FleetError(`a supervisor already runs for ${socketPath} (pid ${other})`);
     // Stale: its process is gone (or it is no pid file: a FIFO, a link, never opened). Only remove it if it still says the same.
     const seen = readStalePidFile(pidFile);

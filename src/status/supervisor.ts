@@ -10,6 +10,7 @@ import { unlink, writeFile } from '../fs-async';
 import { runDir } from '../context';
 import { errorMessage } from '../errors';
 import { appendLog } from '../log';
+import { BUILT_FROM, SUPERVISOR_BUILD_OPTION } from '../build-info';
 import { serverKey, supervisorPidFile } from '../nudge';
 import { pidExists, processIdentity, stillRunning, type ProcessIdentity } from '../proc';
 import type { Tmux } from '../tmux';
@@ -45,6 +46,8 @@ export interface SupervisorConfig {
   formats?: Record<string, string>;
   /** Whether any of the watched processes has gone (the render's liveness reader answers it cheaply). */
   deaths?: (pids: readonly number[]) => boolean;
+  /** Stop the supervisor running for this server, then take its place (a new build's, docs/status.md#updates). */
+  replace?: boolean;
 }
 
 export class Supervisor {
@@ -97,12 +100,14 @@ export class Supervisor {
   async run(once = false): Promise<number> {
     // The handler goes in before the pid file names us: SIGUSR2's default action is to terminate.
     process.on('SIGUSR2', this.onNudge);
-    await acquirePidFile(this.cfg.home, this.pidFile, this.cfg.socketPath);
+    await acquirePidFile(this.cfg.home, this.pidFile, this.cfg.socketPath, this.cfg.replace, (pid) => this.log(`replaced the supervisor pid ${pid} (built from other sources)`));
     try {
       if (once) {
         await this.tick();
         return 0;
       }
+      // Which build runs here, for doctor (the plugin rebuilds after an update and replaces the old supervisor).
+      await this.cfg.tmux.run(['set-option', '-g', SUPERVISOR_BUILD_OPTION, `${process.pid} ${BUILT_FROM}`]);
       await writeFile(this.nudgeFile, '', { mode: 0o600 });
       if (!(await installWakeHooks(this.cfg.tmux, this.nudgeFile))) {
         this.log(`no session hooks: the path ${JSON.stringify(this.nudgeFile)} holds a character tmux would parse; new sessions are seen by the poll`);

@@ -2,6 +2,7 @@
 import { renderAgent, renderHopWithIntent, sid8 } from '../registry/hop';
 import { ownerState } from './segments';
 import { clip, printable } from '../text';
+import type { Task } from '../tasks/schema';
 import type { FleetView, SessionView, TaskView } from './view';
 import type { AgentKind } from '../agents/kind';
 
@@ -93,5 +94,11 @@ export const TASK_HEADER = ['TASK', 'OWNER', 'VERDICT', 'LIVE', 'SESSION', 'HOP'
 
 export function tasksTable(view: FleetView, now: number = Date.now()): string[] {
   const rows = view.tasks.map((t) => Object.values(taskRow(t, now)));
-  return formatColumns(TASK_HEADER, rows);
+  const gates = view.tasks.filter((t) => acceptanceText(t.task) !== '').map((t) => `  ${cell(t.slug)}: ${acceptanceText(t.task)}`);
+  return [...formatColumns(TASK_HEADER, rows), ...(gates.length > 0 ? ['', 'acceptance gates:', ...gates] : [])];
+}
+
+/** A task's acceptance items (spawn --accept) on one line, `tests pass · docs updated`; '' for none. */
+export function acceptanceText(task: Task | null | undefined): string {
+  return (task?.acceptance ?? []).map((a) => cell(a.text).trim()).filter(Boolean).join(' · ');
 }

@@ -11,7 +11,7 @@ import type { RegistryRow } from '../registry/schema';
 import { HopTracker, type HopEvent, type SessionHop } from '../registry/hop';
 import { follow } from '../registry/follow';
 import { attachJobStates, CachedJobStates, jobsDirOf, rowJobIds, withJobStates } from '../registry/jobs';
-import { errorMessage } from '../errors';
+import { errorMessage, FleetError } from '../errors';
 import type { Tmux } from '../tmux/client';
 import { ownerSid, type Task } from '../tasks/schema';
 import { CachedTaskLister, listTasks, type TaskEntry } from '../tasks/store';
@@ -449,6 +449,17 @@ export function updateView(
     },
     sessions: redo,
   };
+}
+
+/**
+ * `tasks`, the dashboard and `attention` without the sessions: with tasks to
+ * judge, no verdict can be told (a live owner would show as 9 other), so each
+ * says so and lists nothing (exit 1). No tasks: nothing to tell wrong.
+ */
+export function assertVerdictsTellable(view: FleetView, tmux: Tmux, command: string): void {
+  if (view.tmuxError && view.tasks.some((t) => t.task !== null)) {
+    throw new FleetError(`${command}: ${tmux.describeServer()} is unreachable, so no verdict can be told: ${view.tmuxError.replace(/^tmux \S+ on [^:]+: /, '')}`);
+  }
 }
 
 /** One look at the fleet, for `tasks` and the dashboard: one tmux call, the task files, the registry. */

@@ -62,7 +62,8 @@ export interface WakeHandlers {
 }
 
 export class Wakes {
-  private watchers: FSWatcher[] = [];
+  /** The tasks, registry and run directories' watches, by directory; one missing is tried again at each poll. */
+  private dirWatchers = new Map<string, FSWatcher>();
   private taskWatchers = new Map<string, FSWatcher>();
   /** Per job a row names: its directory's watch (null while it cannot be watched) and its state file's last signature. */
   private jobWatchers = new Map<string, { watcher: FSWatcher | null; sig: string }>();
@@ -89,10 +90,10 @@ export class Wakes {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    this.watchers.forEach((w) => w.close());
+    this.dirWatchers.forEach((w) => w.close());
     this.taskWatchers.forEach((w) => w.close());
     this.jobWatchers.forEach((j) => j.watcher?.close());
-    this.watchers = [];
+    this.dirWatchers.clear();
     this.taskWatchers.clear();
     this.jobWatchers.clear();
   }
@@ -163,7 +164,13 @@ export class Wakes {
     return changed;
   }
 
-  private startWatches(): void {
+  /**
+   * Starts each directory's watch not yet running; true when one started. A
+   * directory may appear after the supervisor (Claude Code makes its sessions
+   * directory at its first start): each poll tries again, whether or not it
+   * saw the directory appear.
+   */
+  private startWatches(): boolean {
     const tasks = tasksDir(this.cfg.home);
     // The registry changes what rows say, never what tmux holds: no tmux read for it.
     const dirs: [string, boolean][] = [
@@ -171,7 +178,9 @@ export class Wakes {
       [this.cfg.registryDir, false],
       [runDir(this.cfg.home), true],
     ];
+    let started = false;
     for (const [dir, tmuxToo] of dirs) {
+      if (this.dirWatchers.has(dir)) continue;
       try {
         const w = watch(dir, { persistent: true }, (_e, name) => {
           // A supervisor's own pid file changing is not news.
@@ -183,13 +192,19 @@ export class Wakes {
           }
           this.on.wake(tmuxToo);
         });
-        w.on('error', () => undefined);
-        this.watchers.push(w);
+        w.on('error', () => {
+          // Removed, or no longer watchable: the poll starts it again.
+          w.close();
+          if (this.dirWatchers.get(dir) === w) this.dirWatchers.delete(dir);
+        });
+        this.dirWatchers.set(dir, w);
+        started = true;
       } catch {
-        // The directory may not exist yet: the poll notices when it appears.
+        // The directory may not exist yet: the poll tries again.
       }
     }
     this.watchTaskDirs();
+    return started;
   }
 
   /**
@@ -245,13 +260,19 @@ export class Wakes {
         if (dir === tasks) tasksChanged = true;
         // Something the watch may have missed: read every row.
         else this.registryChanged = null;
-      }
-      if (this.sigs[dir] === 'missing' && sig !== 'missing') {
-        this.watchers.forEach((w) => w.close());
-        this.watchers = [];
-        this.startWatches();
+        // Gone or replaced (another inode): its watch sees nothing more; the next lines start a new one.
+        const inode = (s: string | undefined) => s?.split(':')[1];
+        if (inode(this.sigs[dir]) !== inode(sig)) {
+          this.dirWatchers.get(dir)?.close();
+          this.dirWatchers.delete(dir);
+        }
       }
       this.sigs[dir] = sig;
+    }
+    // A directory watched only from now: what was written before the watch is read (every row).
+    if (this.dirWatchers.size < 3 && this.startWatches()) {
+      this.registryChanged = null;
+      changed = true;
     }
     // Each watched job's state file: one lstat each; a job whose directory could not be watched is tried again.
     for (const [id, j] of this.jobWatchers) {

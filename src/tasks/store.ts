@@ -12,6 +12,7 @@ import { parseTaskText } from './parse';
 import type { Task } from './schema';
 import { serializeTask } from './serialize';
 import { assertSlug, isValidSlug } from './slug';
+import { suggestion } from '../suggest';
 
 export const TASK_FILE = 'task.json';
 
@@ -70,7 +71,7 @@ async function prepareTaskDir(home: string, slug: string, create: boolean | unde
     try {
       await readdir(dir);
     } catch {
-      throw new FleetError(`no task "${slug}" in ${tasksDir(home)}`);
+      throw await noSuchTask(home, slug);
     }
   }
   return dir;
@@ -149,6 +150,18 @@ export async function removeLeftovers(dir: string, now: number = Date.now()): Pr
     );
   }
   return removed;
+}
+
+/**
+ * The error for a slug no task has (exit 1, never a verdict: 5 means "not yet",
+ * and a typo never becomes a task): `no task "fix-logn" (did you mean
+ * fix-login?)`, else the tasks there are (docs/ownership.md#output).
+ */
+export async function noSuchTask(home: string, slug: string): Promise<FleetError> {
+  const names = await readdir(tasksDir(home)).catch((): string[] => []);
+  const slugs = names.filter(isValidSlug).sort();
+  const hint = suggestion(slug, slugs, 'tasks') || `no tasks in ${tasksDir(home)}`;
+  return new FleetError(`no task "${slug}" (${hint})`);
 }
 
 export interface TaskEntry {

@@ -101,18 +101,26 @@ export async function readSessionStamp(tmux: TmuxReads, session: string): Promis
   return { stamp: r.stdout.replace(/\n$/, '') };
 }
 
-/** Every stamp on the server, with the agent process each stamp recorded ('' when none). */
-export type StampsRead = Map<string, string[]>;
+/** Every stamp on the server: the agent process each session recorded with it ('' when none), and the sessions carrying it. */
+export type StampsRead = Map<string, { agents: string[]; sessions: string[] }>;
 
-/** Every stamp on the server and the agent processes recorded with it (the liveness fallback); null when tmux cannot be read. */
+/**
+ * Every stamp on the server, the agent processes recorded with it (the
+ * liveness fallback) and the sessions carrying it (which name an owner); null
+ * when tmux cannot be read.
+ */
 export async function readStamps(tmux: TmuxReads): Promise<StampsRead | null> {
-  const r = await tmux.tryRun(['list-sessions', '-F', `#{@claude_session_id}${FIELD_SEP}#{${STAMP_AGENT_OPTION}}`]);
+  const r = await tmux.tryRun(['list-sessions', '-F', `#{@claude_session_id}${FIELD_SEP}#{${STAMP_AGENT_OPTION}}${FIELD_SEP}#{session_name}`]);
   if (r.exitCode !== 0) return null;
   const out: StampsRead = new Map();
   for (const line of r.stdout.split('\n')) {
-    const [stamp = '', agent = ''] = line.split(FIELD_SEP);
+    // The session name last: it may hold a tab.
+    const [stamp = '', agent = '', ...name] = line.split(FIELD_SEP);
     if (stamp === '') continue;
-    out.set(stamp, [...(out.get(stamp) ?? []), agent]);
+    const seen = out.get(stamp) ?? { agents: [], sessions: [] };
+    seen.agents.push(agent);
+    seen.sessions.push(name.join(FIELD_SEP));
+    out.set(stamp, seen);
   }
   return out;
 }

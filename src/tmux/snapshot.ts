@@ -17,6 +17,8 @@ export const SESSION_FIELDS = {
   hop: '#{@fleet-hop}',
   agent: '#{@fleet-agent}',
   attention: '#{@fleet-attention}',
+  hopShort: '#{@fleet-hop-short}',
+  agentShort: '#{@fleet-agent-short}',
 } as const;
 
 export const CLIENT_FIELDS = {

@@ -4,7 +4,8 @@
 // (docs/ownership.md#codex-cli). The scenarios run in order in one world.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { seconds, tierTimings } from '../helpers/tier';
 import { sleep } from '../helpers/env';
 import { codexHooksList, codexLocksOf, makeAgentWorld, until, type AgentWorld } from './world';
 
@@ -14,29 +15,19 @@ const VERSION = '0.171.0';
 describe(`Codex CLI ${VERSION}`, () => {
   let world: AgentWorld;
   let closed = false;
-  const timings: string[] = [];
-  let t0 = 0;
-  const timed = (name: string, fn: () => Promise<void>) =>
-    it(name, async () => {
-      const start = Date.now();
-      try {
-        await fn();
-      } finally {
-        timings.push(`codex ${VERSION} ${name.split(':')[0]}: ${((Date.now() - start) / 1000).toFixed(1)} s`);
-      }
-    });
+  const timing = tierTimings(`codex ${VERSION}`);
+  const timed = timing.timed;
 
   // Task tc's Driver, kept across scenarios.
   let driver = { session: '', sid: '', pid: 0 };
 
   beforeAll(async () => {
-    t0 = Date.now();
+    timing.start();
     world = await makeAgentWorld('codex');
   });
   afterAll(async () => {
     if (!closed) await world?.close();
-    timings.push(`codex ${VERSION} whole: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    console.log(timings.map((t) => `claude tier timing: ${t}`).join('\n'));
+    timing.print();
   });
 
   timed('hook: hooks install adds it to hooks.json and records the trust Codex asks for; Codex itself reports it trusted', async () => {
@@ -58,7 +49,7 @@ describe(`Codex CLI ${VERSION}`, () => {
     driver.session = await world.spawn('tc');
     driver.pid = await until(() => world.agentPid(driver.session), 'the native codex process', 60_000, 200);
     const lock = await until(() => codexLocksOf(driver.pid)[0], 'the thread lock', 60_000, 200);
-    timings.push(`codex ${VERSION} spawn to thread lock: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    timing.note(`spawn to thread lock: ${seconds(Date.now() - started)}`);
     await until(async () => (await world.screen(driver.session)).includes('›'), 'the prompt', 60_000, 250);
     expect(await world.screen(driver.session)).not.toMatch(/review/i);
     // No prompt yet: SessionStart has not fired, and nothing else stamps (no supervisor in this world yet).
@@ -67,7 +58,7 @@ describe(`Codex CLI ${VERSION}`, () => {
     const typed = Date.now();
     await world.typeLine(driver.session, 'hello from the tier');
     driver.sid = await until(() => world.stamp(driver.session), 'the stamp of the first prompt', 60_000, 200);
-    timings.push(`codex ${VERSION} first prompt to stamp: ${((Date.now() - typed) / 1000).toFixed(1)} s`);
+    timing.note(`first prompt to stamp: ${seconds(Date.now() - typed)}`);
     expect(driver.sid).toBe(lock);
     const recorded = (await world.option(driver.session, '@fleet-stamp-agent')).split(' ');
     expect(recorded.slice(0, 2)).toEqual(['codex', String(driver.pid)]);
@@ -93,7 +84,14 @@ describe(`Codex CLI ${VERSION}`, () => {
 
   timed('/clear: a new session id of the same process; the hook hands the task over at the next prompt (reason clear)', async () => {
     const before = driver.sid;
-    await world.tmux(['send-keys', '-t', `=${driver.session}:`, 'Escape']);
+    // The first prompt's turn still retries offline, and Codex refuses /clear while a task runs: Escape ends it first.
+    // Typed at once after Escape, the keys would read as one escape sequence: wait for the turn to end.
+    await until(async () => {
+      if (!(await world.screen(driver.session)).includes('esc to interrupt')) return true;
+      await world.tmux(['send-keys', '-t', `=${driver.session}:`, 'Escape']);
+      await sleep(500);
+      return false;
+    }, 'the first turn interrupted', 30_000, 200);
     await world.typeLine(driver.session, '/clear');
     // The new thread's lock at once; the old one stays held until exit.
     const locks = await until(() => (codexLocksOf(driver.pid).length >= 2 ? codexLocksOf(driver.pid) : null), 'a second thread lock', 30_000, 200);
@@ -122,7 +120,7 @@ describe(`Codex CLI ${VERSION}`, () => {
     const session = await world.spawn('tn');
     const pid = await until(() => world.agentPid(session), 'the native codex process', 60_000, 200);
     const sid = await until(() => world.stamp(session), 'the stamp by the thread lock', 60_000, 200);
-    timings.push(`codex ${VERSION} hookless spawn to stamp: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    timing.note(`hookless spawn to stamp: ${seconds(Date.now() - started)}`);
     expect(codexLocksOf(pid)).toEqual([sid]);
     expect((await world.option(session, '@fleet-stamp-agent')).split(' ').slice(0, 2)).toEqual(['codex', String(pid)]);
     await until(async () => (await world.readTask('tn')).driverSid === sid, 'task tn filled', 20_000, 200);

@@ -2,7 +2,8 @@
 // throw-away HOME: the hook stamps at start, the judge, takeover, /clear, the
 // proof without a hook (--session-id and its chat file), and the Driver's exit
 // (docs/ownership.md#gemini-cli). The scenarios run in order in one world.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { seconds, tierTimings } from '../helpers/tier';
 import { cmdline, makeAgentWorld, until, type AgentWorld } from './world';
 
 const OTHER = '0f0f0f0f-1111-4222-8333-444444444444';
@@ -11,28 +12,18 @@ const VERSION = '0.61.0';
 describe(`Gemini CLI ${VERSION}`, () => {
   let world: AgentWorld;
   let closed = false;
-  const timings: string[] = [];
-  let t0 = 0;
-  const timed = (name: string, fn: () => Promise<void>) =>
-    it(name, async () => {
-      const start = Date.now();
-      try {
-        await fn();
-      } finally {
-        timings.push(`gemini ${VERSION} ${name.split(':')[0]}: ${((Date.now() - start) / 1000).toFixed(1)} s`);
-      }
-    });
+  const timing = tierTimings(`gemini ${VERSION}`);
+  const timed = timing.timed;
 
   let driver = { session: '', sid: '', pid: 0 };
 
   beforeAll(async () => {
-    t0 = Date.now();
+    timing.start();
     world = await makeAgentWorld('gemini');
   });
   afterAll(async () => {
     if (!closed) await world?.close();
-    timings.push(`gemini ${VERSION} whole: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    console.log(timings.map((t) => `claude tier timing: ${t}`).join('\n'));
+    timing.print();
   });
 
   timed('stamp: hooks install adds the hook to settings.json; it stamps at start, before any prompt, with the id spawn gave and the agent process', async () => {
@@ -42,8 +33,12 @@ describe(`Gemini CLI ${VERSION}`, () => {
     const started = Date.now();
     driver.session = await world.spawn('tg');
     driver.sid = await until(() => world.stamp(driver.session), 'the stamp of SessionStart', 120_000, 200);
-    timings.push(`gemini ${VERSION} spawn to stamp: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    driver.pid = await until(() => world.agentPid(driver.session), "Gemini's relaunched child", 30_000, 200);
+    timing.note(`spawn to stamp: ${seconds(Date.now() - started)}`);
+    // A Gemini that exits leaves its last screen: a failure says why.
+    await world.tmux(['set-option', '-t', `=${driver.session}:`, 'remain-on-exit', 'on']);
+    driver.pid = await until(() => world.agentPid(driver.session), "Gemini's relaunched child", 30_000, 200).catch(async (err: Error) => {
+      throw new Error(`${err.message}; its pane shows:\n${await world.screen(driver.session).catch(() => '(no pane)')}`);
+    });
     // The id spawn passed is the one Gemini runs under.
     const argv = cmdline(driver.pid);
     expect(argv[argv.indexOf('--session-id') + 1]).toBe(driver.sid);
@@ -90,7 +85,7 @@ describe(`Gemini CLI ${VERSION}`, () => {
     const started = Date.now();
     const session = await world.spawn('tn', ['--prompt', 'hello from the tier']);
     const sid = await until(() => world.stamp(session), 'the stamp by --session-id', 120_000, 200);
-    timings.push(`gemini ${VERSION} hookless spawn to stamp: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    timing.note(`hookless spawn to stamp: ${seconds(Date.now() - started)}`);
     const pid = await until(() => world.agentPid(session), "Gemini's relaunched child", 30_000, 200);
     const argv = cmdline(pid);
     expect(argv[argv.indexOf('--session-id') + 1]).toBe(sid);

@@ -16,6 +16,8 @@ import { execa } from 'execa';
 import { runFleet, sleep, waitFor, type CliResult } from '../helpers/env';
 import { ROOT } from '../helpers/paths';
 import { removeSocketFile } from '../helpers/tmux-server';
+import { signal, userShellEnv } from '../helpers/tier';
+import { pidExists } from '../../src/proc';
 import { processesWithHome, until } from '../claude/world';
 import { agentBinary, agentsCacheDir, OTHER_AGENTS } from './install.mjs';
 
@@ -55,15 +57,6 @@ export function pinned(agent: OtherAgent): { version: string; binary: string } {
   return { version: a.version, binary: agentBinary(AGENTS_CACHE, a) };
 }
 
-/** The environment a user's shell would give: none of this test run's tmux, agent or fleet variables. */
-function cleanEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || /^(TMUX|CLAUDE|ANTHROPIC|CODEX|GEMINI|GOOGLE|OPENAI|TMUX_FLEET_|VITEST|NODE_OPTIONS)/.test(k)) continue;
-    env[k] = v;
-  }
-  return env;
-}
 
 /** The processes under a pid (breadth first), from /proc. */
 export function descendants(root: number): number[] {
@@ -105,7 +98,7 @@ export async function makeAgentWorld(agent: OtherAgent): Promise<AgentWorld> {
   const work = join(home, 'work');
   await mkdir(work, { recursive: true });
   const agentEnv: Record<string, string> = {
-    ...cleanEnv(),
+    ...userShellEnv(),
     HOME: home,
     TMUX_FLEET_HOME: join(home, 'fleet'),
     XDG_STATE_HOME: join(home, '.local', 'state'),
@@ -193,7 +186,7 @@ export async function makeAgentWorld(agent: OtherAgent): Promise<AgentWorld> {
     processes: () => processesWithHome(home),
     async close() {
       await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
-      await waitFor(() => !running(serverPid), 'tmux server gone', 5000).catch(() => signal(serverPid, 'SIGKILL'));
+      await waitFor(() => !pidExists(serverPid), 'tmux server gone', 5000).catch(() => signal(serverPid, 'SIGKILL'));
       await removeSocketFile(socket);
       // Agents outlive their server (Gemini CLI ignores the hang-up; Codex's daemon runs on): ended here.
       for (const p of world.processes()) signal(p.pid, 'SIGTERM');
@@ -215,22 +208,7 @@ function execaSyncish(socket: string, env: Record<string, string>, args: string[
   }
 }
 
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-function signal(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig);
-  } catch {
-    /* already gone */
-  }
-}
 
 /** The thread locks under <home>/.codex/thread-writer-locks that a process holds open, by session id. */
 export function codexLocksOf(pid: number): string[] {
@@ -255,7 +233,7 @@ export function codexLocksOf(pid: number): string[] {
  * hooks/list (JSON-RPC over stdio), as Codex 0.171.0 speaks it.
  */
 export async function codexHooksList(world: AgentWorld): Promise<{ key: string; currentHash: string; trustStatus: string; command: string }[]> {
-  const child = spawn(world.binary, ['app-server'], { cwd: world.work, env: { ...cleanEnv(), HOME: world.home }, stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(world.binary, ['app-server'], { cwd: world.work, env: { ...userShellEnv(), HOME: world.home }, stdio: ['pipe', 'pipe', 'ignore'] });
   try {
     return await new Promise((resolve, reject) => {
       let buf = '';

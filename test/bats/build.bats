@@ -35,6 +35,33 @@ teardown() {
 	[ ! -e "$PLUGIN/.fleet-build.lock" ]
 }
 
+@test "an update: a helper built from other sources is rebuilt in the background, and the new build's supervisor replaces the old" {
+	mkdir -p "$PLUGIN/dist" && cp "$FAKE" "$PLUGIN/dist/tmux-fleet.cjs" && mark_built "$PLUGIN"
+	# Every load checks in the background; this load's check may come after the update below.
+	export TMUX_FLEET_BUILD_CMD="echo build >>builds.log; cp '$FAKE' dist/tmux-fleet.cjs && bash -c '. scripts/helpers.sh && fleet_build_inputs' >dist/built-from"
+	load_plugin
+	wait_for 10 grep -q supervise "$PLUGIN/calls.log"
+	[ ! -e "$PLUGIN/builds.log" ]
+	# prefix U (TPM) or git pull: new sources, dist/ still the old build.
+	sed -i 's/"version": "[^"]*"/"version": "9.9.9"/' "$PLUGIN/package.json"
+	load_plugin
+	run t show-option -gqv @fleet-version
+	assert_output "9.9.9"
+	wait_for 30 grep -q -- '"--replace"' "$PLUGIN/calls.log"
+	run t show-hooks -g client-session-changed
+	assert_output --partial "tmux-fleet: helper built"
+	run grep -- '"--replace"' "$PLUGIN/calls.log"
+	assert_output "[\"supervise\",\"--replace\",\"--socket-path\",\"$SOCKET_PATH\"]"
+	run cat "$TMUX_FLEET_HOME/log"
+	assert_output --regexp "build: the helper was built from [0-9.]+ [0-9]+-[0-9]+, the plugin is 9\.9\.9 [0-9]+-[0-9]+; rebuilding it"
+	assert_output --regexp "helper built: .* \(9\.9\.9 [0-9]+-[0-9]+\)"
+	# Built from these sources now: the next load builds nothing.
+	load_plugin
+	sleep 1
+	run cat "$PLUGIN/builds.log"
+	assert_output "build"
+}
+
 @test "two loads while building build once" {
 	# The build waits for the gate (at most 20 s), so the second load comes while it runs
 	# however slow the machine is.
@@ -94,8 +121,12 @@ build_copy() {
 	assert_success
 	assert_output --regexp '^built tmux-fleet\.cjs \([0-9]+ KB\), fast\.cjs \([0-9]+ KB\), cli\.cjs \([0-9]+ KB\), deps/smol-toml\.cjs \([0-9]+ KB\), deps/jsonc-parser\.cjs \([0-9]+ KB\), deps/yargs\.cjs \([0-9]+ KB\), deps/execa\.cjs \([0-9]+ KB\) in [0-9]+ ms$'
 	run sh -c "find dist -type f | LC_ALL=C sort"
-	assert_output "$(printf '%s\n' dist/cli.cjs dist/cli.cjs.map dist/fast.cjs dist/fast.cjs.map dist/deps/execa.cjs dist/deps/execa.cjs.map dist/deps/jsonc-parser.cjs dist/deps/jsonc-parser.cjs.map dist/deps/smol-toml.cjs dist/deps/smol-toml.cjs.map dist/deps/yargs.cjs dist/deps/yargs.cjs.map dist/tmux-fleet.cjs dist/tmux-fleet.cjs.map | LC_ALL=C sort)"
+	assert_output "$(printf '%s\n' dist/built-from dist/cli.cjs dist/cli.cjs.map dist/fast.cjs dist/fast.cjs.map dist/deps/execa.cjs dist/deps/execa.cjs.map dist/deps/jsonc-parser.cjs dist/deps/jsonc-parser.cjs.map dist/deps/smol-toml.cjs dist/deps/smol-toml.cjs.map dist/deps/yargs.cjs dist/deps/yargs.cjs.map dist/tmux-fleet.cjs dist/tmux-fleet.cjs.map | LC_ALL=C sort)"
 	[ -x dist/tmux-fleet.cjs ]
+	# What it is built from, as the plugin computes it on load (so a load finds it current).
+	run cat dist/built-from
+	assert_output "$(bash -c '. scripts/helpers.sh && fleet_build_inputs')"
+	assert_output --regexp '^[0-9]+\.[0-9]+\.[0-9]+ [0-9]+-[0-9]+$'
 	# Both run: --version (no dependency file) and tasks (through execa).
 	run ./dist/tmux-fleet.cjs --version
 	assert_output "$(node -p 'require("./package.json").version')"

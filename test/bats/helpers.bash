@@ -15,7 +15,13 @@ make_plugin_copy() {
 	if [ "${2-}" != "--no-helper" ]; then
 		mkdir -p "$dir/dist"
 		cp "$ROOT/test/fixtures/fake-helper.cjs" "$dir/dist/tmux-fleet.cjs"
+		mark_built "$dir"
 	fi
+}
+
+# mark_built <plugin dir>: dist/built-from as the build writes it, for the sources there.
+mark_built() {
+	bash -c '. "$1/scripts/helpers.sh" && fleet_build_inputs' _ "$1" >"$1/dist/built-from"
 }
 
 fleet_setup() {

@@ -102,7 +102,8 @@ teardown() {
 	t set-option -g status-right '#{fleet_hop} #{fleet_agent} #{fleet_owner} %H:%M'
 	load_plugin
 	assert_equal "$(t show-option -gv status-left)" '[#S] #{@fleet-owner}'
-	assert_equal "$(t show-option -gv status-right)" '#{@fleet-hop} #{@fleet-agent} #{@fleet-owner} %H:%M'
+	# The hop and the agent read their short form on a narrow client (docs/status.md#narrow-clients).
+	assert_equal "$(t show-option -gv status-right)" '#{?#{e|<:#{client_width},150},#{@fleet-hop-short},#{@fleet-hop}} #{?#{e|<:#{client_width},120},#{@fleet-agent-short},#{@fleet-agent}} #{@fleet-owner} %H:%M'
 	# Drawing the status line starts no process.
 	run t show-option -gv status-right
 	refute_output --partial '#('
@@ -124,12 +125,24 @@ teardown() {
 }
 
 @test "a length the user set is kept, and a side without a token keeps its length" {
-	t set-option -g status-left '[#S]'
+	t set-option -g status-left '<#{host}>'
 	t set-option -g status-right '#{fleet_owner} %H:%M'
 	t set-option -g status-right-length 55
 	load_plugin
 	assert_equal "$(t show-option -gv status-right-length)" 55
 	assert_equal "$(t show-option -gv status-left-length)" 10
+}
+
+@test "a side that shows the session name gets room for the names spawn makes (tmux's own status-left cuts [op-fix-login] to [op-fix-lo)" {
+	# tmux's default status-left, [#{session_name}] , and one with #S; a length the user set is kept.
+	load_plugin
+	assert_equal "$(t show-option -gv status-left-length)" 40
+	run cat "$TMUX_FLEET_HOME/log"
+	assert_output --partial "status-left shows the session name: status-left-length raised from tmux's default 10 to 40"
+	t set-option -g status-left '[#S] '
+	t set-option -g status-left-length 12
+	load_plugin
+	assert_equal "$(t show-option -gv status-left-length)" 12
 }
 
 @test "status lines without tokens are left alone" {

@@ -4,10 +4,11 @@
 // (TIER_SCRIPT), calls tools and asks for permissions. Each test leaves the
 // world as the next one expects, so they run in order; the world is closed,
 // and checked to leave no process, at the end.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sleep } from '../helpers/env';
+import { seconds, tierTimings } from '../helpers/tier';
 import { cmdlineOf, openDashboard } from './dashboard';
 import { captureJobState, captureRow, describeTraffic, livenessOf, makeClaudeWorld, processesWithHome, until, type ClaudeWorld, type Row, type WorldClient } from './world';
 
@@ -41,17 +42,8 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
     let world: ClaudeWorld;
     let home = '';
     let closed = false;
-    const timings: string[] = [];
-    let t0 = 0;
-    const timed = (name: string, fn: () => Promise<void>) =>
-      it(name, async () => {
-        const start = Date.now();
-        try {
-          await fn();
-        } finally {
-          timings.push(`${version} ${name.split(':')[0]}: ${((Date.now() - start) / 1000).toFixed(1)} s`);
-        }
-      });
+    const timing = tierTimings(version);
+    const timed = timing.timed;
 
     // Task a's Driver, kept across scenarios: spawned in a, cleared in c, killed last.
     let driver = { session: '', sid: '', row: {} as Row };
@@ -59,7 +51,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
     let client: WorldClient | null = null;
 
     beforeAll(async () => {
-      t0 = Date.now();
+      timing.start();
       world = await makeClaudeWorld(version);
       home = world.home;
     });
@@ -68,8 +60,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       const traffic = world ? describeTraffic(world.model.traffic) : [];
       if (!closed) await world?.close();
       // The tier's timings and what the agent sent the model server, in its output (the closing note quotes them).
-      timings.push(`${version} whole: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      console.log(timings.map((t) => `claude tier timing: ${t}`).join('\n'));
+      timing.print();
       console.log(traffic.map((t, i) => `claude tier traffic: ${version} ${String(i + 1).padStart(3)} ${t}`).join('\n'));
     });
 
@@ -135,7 +126,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       expect(row.waitingFor).toBe('permission prompt');
       await captureRow(version, '-waiting', row);
       await until(async () => (await world.option(driver.session, '@fleet-agent')).includes('! waiting: permission prompt'), "the Driver's @fleet-agent waiting", 20_000, 50);
-      timings.push(`${version} wait: the Driver's wait shown ${Date.now() - rowAt} ms after its row said so`);
+      timing.note(`wait: the Driver's wait shown ${Date.now() - rowAt} ms after its row said so`);
       expect(await world.option('keeper', '@fleet-attention')).toContain('! 1 waiting');
       await until(async () => (await client!.screen()).includes('fleet: ta waits: permission prompt'), 'the toast on the attached client', 20_000, 100);
       const dash = await openDashboard(world);
@@ -210,10 +201,10 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         };
         let attach: Awaited<ReturnType<typeof attachWindow>> | null = null;
         if (tookUp) {
-          timings.push(`${version} park: Left to the job waiting ${((waitingAt - leftAt) / 1000).toFixed(1)} s; its need in the Driver's segment ${traits.parks ? `${Date.now() - waitingAt} ms after the job's row` : '(not linked)'}`);
+          timing.note(`park: Left to the job waiting ${seconds(waitingAt - leftAt)}; its need in the Driver's segment ${traits.parks ? `${Date.now() - waitingAt} ms after the job's row` : '(not linked)'}`);
         } else {
           // Its wait is Claude Code's "send a prompt to start": shown and listed as such; the prompt is sent in claude attach.
-          timings.push(`${version} park: the job did not take up the turn; it asked for a prompt (Claude Code's "${start}")`);
+          timing.note(`park: the job did not take up the turn; it asked for a prompt (Claude Code's "${start}")`);
           expect((await attention(world)).waiting).toEqual([expect.objectContaining({ who: whoWaits, what: start })]);
           if (traits.parks) expect(await world.option(tab.session, '@fleet-agent')).toContain(`! ${start}`);
           attach = await openAttach();
@@ -264,7 +255,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
           await until(async () => (await world.option(tab.session, '@fleet-agent')).includes('idle'), "the Driver's segment idle", 20_000, 100);
           // Where the work goes back to the tab, the hop ends; Claude Code may keep it on the job.
           const still = world.rowOf(tab.sid)?.parkedJobId === jobId;
-          timings.push(`${version} park: after the job finished, the tab's row ${still ? 'still names the job (no way back in the registry)' : 'names no job: the work came back'}`);
+          timing.note(`park: after the job finished, the tab's row ${still ? 'still names the job (no way back in the registry)' : 'names no job: the work came back'}`);
           if (!still) await until(async () => (await world.option(tab.session, '@fleet-hop')) === '', '@fleet-hop empty after the work came back', 20_000, 100);
           // b: the tab killed while its job holds the task's work. Its row goes with it.
           await world.tmux(['kill-session', '-t', `=${tab.session}:`]);
@@ -277,7 +268,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       },
     );
 
-    timed(`api error${traits.parks ? ', 16.6 job' : ''}: a tab outside any task parked mid-turn whose job gets HTTP 500: attention lists the job with Claude Code's "API unavailable — retry"${traits.parks ? "; its tab gone, Enter on the job's dashboard row opens claude attach in a window; x, y stops it and its row goes" : ''}`, async () => {
+    timed(`api error${traits.parks ? ', dashboard job' : ''}: a tab outside any task parked mid-turn whose job gets HTTP 500: attention lists the job with Claude Code's "API unavailable — retry"${traits.parks ? "; its tab gone, Enter on the job's dashboard row opens claude attach in a window; x, y stops it and its row goes" : ''}`, async () => {
       const tabsBefore = new Set(world.rows().map((r) => r.sessionId));
       await world.tmux(['new-session', '-d', '-s', 'loose', '-c', world.work, '-x', '200', '-y', '50', world.binary]);
       const tab = await until(() => world.rows().find((r) => r.kind === 'interactive' && !tabsBefore.has(r.sessionId)), 'the loose tab row', 120_000, 200);
@@ -295,11 +286,11 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       );
       expect(waiter.what).toContain('API Error: 500 scripted failure');
       expect(world.jobState(jobId)).toMatchObject({ state: 'blocked', tempo: 'blocked' });
-      timings.push(`${version} api error: the job's row says ${world.rows().find((r) => r.jobId === jobId)?.status ?? 'no status'} while its state file says "${String(world.jobState(jobId)?.needs).slice(0, 40)}…"`);
+      timing.note(`api error: the job's row says ${world.rows().find((r) => r.jobId === jobId)?.status ?? 'no status'} while its state file says "${String(world.jobState(jobId)?.needs).slice(0, 40)}…"`);
       await captureJobState(version, 'api-error', world.jobState(jobId));
       await world.tmux(['kill-session', '-t', '=loose:']);
       await until(() => !world.rowOf(tab.sessionId), 'the loose tab row gone', 30_000, 200);
-      // 16.6 (the dashboard's Enter and x on a job) once, on the versions whose parks are followed.
+      // The dashboard's Enter and x on a job, once, on the versions whose parks are followed.
       if (!traits.parks) return;
 
       // A table line (indented two columns; the bottom line, `job <id> stopped`, is not).
@@ -310,7 +301,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       await open.press('Enter');
       // The tab is gone: the job opens in a new window of @fleet-jobs-session (fleet-jobs).
       const attach = await attachWindow(world, jobId);
-      timings.push(`${version} 16.6 Enter to a running claude attach: ${((Date.now() - opened) / 1000).toFixed(1)} s`);
+      timing.note(`dashboard Enter to a running claude attach: ${seconds(Date.now() - opened)}`);
       expect(attach.session).toBe('fleet-jobs');
       expect(attach.window).toBe(`job-${jobId}`);
       // The agent command is @fleet-agent-cmd: the cached binary, exec'd by sh.
@@ -360,7 +351,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
     }
 
     if (traits.resume) {
-      timed('16.4 resume: r on the row of a task whose Driver was killed runs spawn --replace --resume; the task follows (handover reason resume)', async () => {
+      timed('resume: r on the row of a task whose Driver was killed runs spawn --replace --resume; the task follows (handover reason resume)', async () => {
         const tr = await world.spawn('tr');
         await world.typeLine(tr.session, 'write a sonnet about sockets');
         // Something to resume: the conversation's transcript on disk.
@@ -380,21 +371,21 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         // The resumed agent stamped op-tr: the handover spawn recorded names the session it resumed in.
         expect(task.handovers.at(-1)).toMatchObject({ from: tr.sid, reason: 'resume', to: task.driverSid, pane: 'op-tr' });
         expect(task.spawnNonce ?? '').toBe('');
-        timings.push(`${version} 16.4 resumed session id ${task.driverSid === tr.sid ? 'kept' : 'new'}`);
+        timing.note(`resume: resumed session id ${task.driverSid === tr.sid ? 'kept' : 'new'}`);
         await dash.quit();
       });
     }
 
-    timed(`14.6 hookless: with hooks uninstalled, spawn is stamped by process ancestry (owner 0)${traits.hooklessClear ? '; /clear hands the task over (reason clear)' : ''}`, async () => {
+    timed(`hookless: with hooks uninstalled, spawn is stamped by process ancestry (owner 0)${traits.hooklessClear ? '; /clear hands the task over (reason clear)' : ''}`, async () => {
       const un = await world.fleet(['hooks', 'uninstall']);
       expect(un.exitCode).toBe(0);
       expect(readFileSync(join(world.home, '.claude', 'settings.json'), 'utf8')).not.toContain('tmux-fleet');
       const started = Date.now();
       const th = await world.spawn('th');
       const agentStarted = Number(th.row.startedAt);
-      timings.push(
-        `${version} 14.6 hookless spawn to stamp: ${((Date.now() - started) / 1000).toFixed(1)} s` +
-          (Number.isFinite(agentStarted) ? ` (${((Date.now() - agentStarted) / 1000).toFixed(1)} s after the row's startedAt)` : ''),
+      timing.note(
+        `hookless: spawn to stamp: ${seconds(Date.now() - started)}` +
+          (Number.isFinite(agentStarted) ? ` (${seconds(Date.now() - agentStarted)} after the row's startedAt)` : ''),
       );
       // The stamp lands first, the task's fill a moment later (the same stamp code path).
       await until(async () => (await world.readTask('th')).driverSid === th.sid, `task th filled with ${th.sid}`, 30_000, 200);

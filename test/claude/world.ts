@@ -16,6 +16,8 @@ import { execa } from 'execa';
 import { runFleet, sleep, waitFor, type CliResult } from '../helpers/env';
 import { ROOT } from '../helpers/paths';
 import { removeSocketFile } from '../helpers/tmux-server';
+import { signal, userShellEnv } from '../helpers/tier';
+import { pidExists } from '../../src/proc';
 import { startModelServer, type ModelServer, type ScriptRule, type TrafficEntry } from '../fixtures/model-server.mjs';
 
 export interface Row {
@@ -102,15 +104,6 @@ export function claudeBinary(version: string): string {
   return join(CLAUDE_CACHE, version, 'claude');
 }
 
-/** The environment a user's shell would give: none of this test run's tmux, Claude or fleet variables. */
-function cleanEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || /^(TMUX|CLAUDE|ANTHROPIC|TMUX_FLEET_|VITEST|NODE_OPTIONS)/.test(k)) continue;
-    env[k] = v;
-  }
-  return env;
-}
 
 export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
   const binary = claudeBinary(version);
@@ -139,7 +132,7 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
   await writeFile(join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default' }, env: modelEnv }, null, 2));
   const socket = `fleet-test-${randomBytes(6).toString('hex')}`;
   const agentEnv: Record<string, string> = {
-    ...cleanEnv(),
+    ...userShellEnv(),
     HOME: home,
     TMUX_FLEET_HOME: join(home, 'fleet'),
     XDG_STATE_HOME: join(home, '.local', 'state'),
@@ -259,7 +252,7 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
       await world.claude(['daemon', 'stop', '--any']).catch(() => undefined);
       await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
       await model.close();
-      const serverGone = await waitFor(() => !pidRunning(serverPid), 'tmux server gone', 5000).catch(() => false);
+      const serverGone = await waitFor(() => !pidExists(serverPid), 'tmux server gone', 5000).catch(() => false);
       if (serverGone === false) signal(serverPid, 'SIGKILL');
       await removeSocketFile(socket);
       // bg-pty-host processes leave a moment after the daemon; anything still here after that is killed.
@@ -288,22 +281,7 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
 /** A tmux target: a pane id (`%N`) as it is, a session name exactly (`=<name>:`). */
 const paneTarget = (sessionOrPane: string) => (sessionOrPane.startsWith('%') ? sessionOrPane : `=${sessionOrPane}:`);
 
-function pidRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-function signal(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig);
-  } catch {
-    /* already gone */
-  }
-}
 
 /** Running processes (zombies left out: they are gone) whose environment has HOME=home, with their command lines. */
 export function processesWithHome(home: string): { pid: number; comm: string; args?: string }[] {

@@ -66,7 +66,8 @@ describe('the bundle', () => {
   it('is plain files: a small entry, the fast bundle, the full CLI, each heavy dependency, a source map for each', async () => {
     const files = (await filesUnder(DIST)).filter((f) => !f.endsWith('.tmp'));
     const code = ['tmux-fleet.cjs', 'fast.cjs', 'cli.cjs', ...DEPS.map((d) => `deps/${d}.cjs`)];
-    expect(files.sort()).toEqual([...code, ...code.map((f) => `${f}.map`)].sort());
+    // built-from: what the build was made from (docs/status.md#updates).
+    expect(files.sort()).toEqual([...code, ...code.map((f) => `${f}.map`), 'built-from'].sort());
 
     const text = await readFile(FLEET_BIN, 'utf8');
     expect(text.startsWith('#!/usr/bin/env node\n')).toBe(true);

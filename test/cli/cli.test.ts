@@ -64,6 +64,8 @@ describe('usage errors: exit 2, one line on stderr naming what', () => {
   const cases: [string, string[], RegExp][] = [
     ['unknown command', ['nosuch'], /unknown command "nosuch"/],
     ['unknown command after a global flag', ['--home', '/tmp/x', 'nosuch'], /unknown command "nosuch"/],
+    ['a mistyped command gets a suggestion', ['taks'], /^tmux-fleet: unknown command "taks" \(did you mean tasks\?\) \(see tmux-fleet --help\)$/],
+    ['a mistyped command after a global flag', ['--json', 'doctr'], /^tmux-fleet: unknown command "doctr" \(did you mean doctor\?\)/],
     ['unknown option of a fast command', ['owner', 'a', '--bogus'], /--bogus/],
     ['unknown option of a full-CLI command', ['sweep', '--bogus'], /sweep: unknown option --bogus /],
     ['unknown option with a value (full CLI)', ['sweep', '--bogus-opt=1'], /sweep: unknown option --bogus-opt /],
@@ -131,7 +133,7 @@ describe('a missing tmux server', () => {
   });
 });
 
-describe('tasks without a reachable server', () => {
+describe('tasks, dashboard and attention without a reachable server', () => {
   it('lists no verdict it cannot tell (a live owner is not "9 other"): says the server is unreachable, exit 1', async () => {
     const dir = join(fenv.home, 'tasks', 'owned');
     await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -145,8 +147,32 @@ describe('tasks without a reachable server', () => {
       const j = await fleet(['--json', 'tasks']);
       expect(j.exitCode).toBe(1);
       expect(JSON.parse(j.stdout)).toMatchObject({ exit: 1, error: expect.stringContaining('is unreachable') });
+      // The dashboard (and attention) behave the same: no "9 other" rows, one line, exit 1.
+      for (const cmd of ['dashboard', 'attention']) {
+        const d = await fleet([cmd]);
+        expect(d.exitCode, `${cmd}: ${d.stdout}`).toBe(1);
+        expect(d.stdout).toBe('');
+        expect(oneLine(d)).toMatch(new RegExp(`^tmux-fleet: ${cmd}: tmux server -L fleet-test-nonexistent-\\w+ is unreachable, so no verdict can be told: `));
+      }
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('attention when nobody waits', () => {
+  it('says so (as --jump does), exit 0; --json an empty list', async () => {
+    const server = await startServer();
+    try {
+      await server.newSession('work');
+      const env = { TMUX_FLEET_SOCKET: server.name };
+      const r = await fleet(['attention'], env);
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toBe('no agent waits for you');
+      const j = await fleet(['attention', '--json'], env);
+      expect(JSON.parse(j.stdout)).toEqual({ waiting: [] });
+    } finally {
+      await server.kill();
     }
   });
 });

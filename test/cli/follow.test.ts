@@ -6,7 +6,8 @@ import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
 import { FLEET_BIN, STAND_IN } from '../helpers/paths';
 import { cleanEnv } from '../helpers/hermetic';
 import { startServer, type TestServer } from '../helpers/tmux-server';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { updateTask, type Task } from '../../src/tasks';
 import { join } from 'node:path';
 
 const MIGRATE = '476fcfeb-0a1b-4c41-9d3c-7b0a1c2d3e4f';
@@ -63,7 +64,7 @@ describe('follow <sid>', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ base: MIGRATE, attached: MIGRATE });
     const none = await follow('op-nosuch-db');
     expect(none.exitCode).toBe(1);
-    expect(none.stdout).toContain('"op-nosuch-db": no registry row holds this session id, none starts with it, and no tmux session');
+    expect(none.stdout).toMatch(/^"op-nosuch-db": no registry row holds this session id, none starts with it, no tmux session .* has this name, and no task has this slug$/m);
   });
 
   it('an ambiguous start: a usage error naming the candidates', async () => {
@@ -71,6 +72,49 @@ describe('follow <sid>', () => {
     const r = await follow('476fcfeb');
     expect(r.exitCode).toBe(2);
     expect(r.stderr.trim()).toBe(`tmux-fleet: follow: "476fcfeb" starts 2 session ids: ${MIGRATE}, ${TWIN}; give more of it`);
+  });
+});
+
+describe('follow <task>', () => {
+  it("a task slug: its Driver's chain (pending: the stamp of the session the spawn marked); an unknown one is said whole", async () => {
+    await updateTask(fenv.home, 'fix-login', () => ({ slug: 'fix-login', driverSid: REVIEW }) as Task, { create: true });
+    const r = await follow('fix-login', '--json');
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ base: REVIEW, attached: REVIEW });
+    // Pending: the session the spawn marked with the task's nonce, once it carries a stamp.
+    const nonce = 'ab'.repeat(16);
+    await server.run(['set-option', '-t', '=op-migrate-db:', '@spawn_nonce', nonce]);
+    await updateTask(fenv.home, 'migrate-db', () => ({ slug: 'migrate-db', driverSid: '', driverPane: 'op-migrate-db', spawnNonce: nonce }) as Task, { create: true });
+    expect(JSON.parse((await follow('migrate-db', '--json')).stdout)).toMatchObject({ base: MIGRATE });
+    await server.newSession('op-booting', ['sleep', '86400']);
+    await server.run(['set-option', '-t', '=op-booting:', '@spawn_nonce', nonce]);
+    await updateTask(fenv.home, 'booting', () => ({ slug: 'booting', driverSid: '', driverPane: 'op-booting', spawnNonce: nonce }) as Task, { create: true });
+    const booting = await follow('booting');
+    expect(booting.exitCode).toBe(1);
+    expect(booting.stderr.trim()).toBe('tmux-fleet: follow: task booting is pending: its Driver in tmux session op-booting has not stamped yet');
+  });
+});
+
+describe('follow with no stamp: the actual cause', () => {
+  it('in a plain shell with the hook installed: no agent runs there (the hook is not blamed)', async () => {
+    await writeFile(join(fenv.claudeDir, 'settings.json'), JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `'${FLEET_BIN}' stamp` }] }] } }));
+    await server.newSession('plain', ['sleep', '86400']);
+    const pane = (await server.run(['display-message', '-p', '-t', '=plain:', '#{pane_id}'])).trim();
+    const r = await runFleet(['follow'], { env: { ...fenv.env, TMUX_PANE: pane } });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).not.toMatch(/hook installed|hooks install/);
+    expect(r.stderr.trim()).toMatch(/^tmux-fleet: follow: tmux session "plain" carries no stamp \(@claude_session_id\): no Claude Code, Codex CLI or Gemini CLI runs under its panes; /);
+    const named = await follow('plain');
+    expect(named.stderr.trim()).toMatch(/^tmux-fleet: follow: tmux session "plain" carries no stamp \(@claude_session_id\): no Claude Code, Codex CLI or Gemini CLI runs under its panes; /);
+  });
+
+  it('a Claude Code under the panes, unstamped: names it, so it can be followed', async () => {
+    const sid = 'c8e8bf8b-3333-4c41-9d3c-7b0a1c2d3e4f';
+    await server.newSession('unstamped', [process.execPath, STAND_IN], { ...fenv.env, STAND_IN_SID: sid, STAND_IN_NO_STAMP: '1' });
+    await waitFor(async () => (await sids()).includes(sid), 'the row');
+    const r = await follow('unstamped');
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`carries no stamp \\(@claude_session_id\\): a Claude Code \\(session ${sid}\\) runs under its pane %\\d+, unstamped; `));
   });
 });
 

@@ -43,7 +43,7 @@ describe('npm run demo without a terminal', () => {
       expect(parked).toMatch(/● owner migrate-db/);
       expect(parked).toMatch(/↪ [0-9a-f]{4} → e9e4/);
       expect(parked).toContain('! approve Bash: npm run migrate');
-      expect(line('review-fix-login')).toMatch(/▲ fix-login: owner [0-9a-f]{8} live/);
+      expect(line('review-fix-login')).toMatch(/▲ fix-login: owner op-fix-login \([0-9a-f]{8}\) live/);
 
       const tmp = /cleaned up: .*, (\S+)$/m.exec(out)?.[1];
       expect(tmp).toBeTruthy();

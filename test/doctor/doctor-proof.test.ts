@@ -135,9 +135,9 @@ describe('doctor --session: an agent that is not Claude Code', () => {
     expect((await runFleet(['stamp', '--sid', 'other-agent-1'], { env: { ...fenv.env, TMUX_PANE: pane } })).exitCode).toBe(0);
     const after = lines((await doctor('demo1')).stdout);
     expect(after).toContainEqual('✔ stamp: demo1 runs session other-agent-1');
-    expect(after).toContainEqual('– agent: no registry row holds other-ag (an agent that writes none, stamped by hand): nothing to prove');
+    expect(after).toContainEqual('– agent: no registry row holds other-agent-1 (an agent that writes none, stamped by hand): nothing to prove');
     expect(after).toContainEqual(
-      '– attach target: none (no registry row holds other-ag: an agent that writes no registry, stamped with tmux-fleet stamp --sid, or one that exited)',
+      '– attach target: none (no registry row holds other-agent-1: an agent that writes no registry, stamped with tmux-fleet stamp --sid, or one that exited)',
     );
   });
 });

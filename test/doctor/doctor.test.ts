@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pidFileContent, supervisorPidFile } from '../../src/nudge';
 import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
-import { FLEET_BIN, STAND_IN } from '../helpers/paths';
+import { FLEET_BIN, ROOT, STAND_IN } from '../helpers/paths';
 import { startServer, type TestServer } from '../helpers/tmux-server';
 
 const TAB = '10e378ef-5b0f-4c41-9d3c-7b0a1c2d3e4f';
@@ -52,7 +52,7 @@ afterAll(async () => {
 });
 
 describe('doctor', () => {
-  it('without plugin, supervisor and hook: fails, and says how to fix each', async () => {
+  it('without plugin and supervisor: fails, and says how to fix each; no hook is a note (it is optional)', async () => {
     const r = await doctor();
     expect(r.exitCode).toBe(1);
     const lines = r.stdout.split('\n');
@@ -60,7 +60,7 @@ describe('doctor', () => {
     expect(lines).toContainEqual(expect.stringMatching(/^✔ server: reachable/));
     expect(lines).toContainEqual(expect.stringMatching(/^✖ plugin: not loaded \(@fleet-version is unset\) — fix: /));
     expect(lines).toContainEqual(expect.stringMatching(/^✖ supervisor: not running for this server — fix: /));
-    expect(lines).toContainEqual(expect.stringMatching(/^✖ hook: no SessionStart hook runs tmux-fleet stamp in .* — fix: tmux-fleet hooks install$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^– hook: no SessionStart hook runs tmux-fleet stamp in .* \(optional: .*tmux-fleet hooks install makes it instant\)$/));
   });
 
   it('a hook that names a helper file that is gone (an older build) fails, with the fix', async () => {
@@ -74,6 +74,8 @@ describe('doctor', () => {
   it('on a parked session: the hop spelled out and the job socket checked, never printed in full', async () => {
     // What the plugin and the supervisor leave behind.
     await server.run(['set-option', '-g', '@fleet-version', '0.1.0']);
+    await server.run(['set-environment', '-g', 'TMUX_FLEET_NODE', process.execPath]);
+  await server.run(['set-option', '-g', '@fleet-supervisor-build', `${process.pid} ${(await readFile(join(ROOT, 'dist', 'built-from'), 'utf8')).trim()}`]);
     await server.run(['bind-key', '-T', 'prefix', 'F', 'run-shell', `${FLEET_BIN} dashboard`]);
     const socketPath = (await server.run(['display-message', '-p', '#{socket_path}'])).trim();
     const pidFile = supervisorPidFile(fenv.home, socketPath);
@@ -92,6 +94,8 @@ describe('doctor', () => {
     expect(r.stdout.split('\n')[0]).toBe(`✔ fleet home: ${fenv.home}`);
     expect(r.stdout.split('\n').slice(3)).toEqual([
       '✔ plugin: loaded (version 0.1.0; 1 key)',
+      `✔ node: ${process.execPath} (${process.version}), found by the plugin`,
+      expect.stringMatching(/^✔ helper: built from the checkout \(version \d+\.\d+\.\d+\)$/),
       `✔ supervisor: running (pid ${process.pid})`,
       `✔ registry: ${fenv.registry}: 2 rows (0 malformed, 0 stale)`,
       `✔ hook: SessionStart runs tmux-fleet stamp (${join(fenv.claudeDir, 'settings.json')})`,
@@ -109,7 +113,7 @@ describe('doctor', () => {
     const report = JSON.parse(j.stdout);
     expect(report).toMatchObject({ ok: true, session: 'op-demo' });
     expect(report.checks.map((c: { id: string }) => c.id)).toEqual([
-      'fleet-home', 'tmux-version', 'server', 'plugin', 'supervisor', 'registry', 'hook', 'stamp', 'pane-agent', 'task', 'attach', 'agent', 'socket',
+      'fleet-home', 'tmux-version', 'server', 'plugin', 'node', 'helper', 'supervisor', 'registry', 'hook', 'stamp', 'pane-agent', 'task', 'attach', 'agent', 'socket',
     ]);
     expect(j.stdout).not.toContain(jobSocket);
 

@@ -47,7 +47,8 @@ export async function countingTmux(dir: string): Promise<{ PATH: string; count()
 
 export async function startServer(prefix = 'fleet-test'): Promise<TestServer> {
   const name = `${prefix}-${randomBytes(6).toString('hex')}`;
-  const tmux = new Tmux({ name });
+  // The tests drive their server with a generous deadline: the product's 2 s is for a server that stopped, and a loaded machine (a plugin load by run-shell) can take longer.
+  const tmux = new Tmux({ name }, 'tmux', { deadlineMs: 60_000 });
   // -f /dev/null: no user config. A keeper session holds the server up between test sessions.
   // The server's global environment is the starting client's: none of the caller's fleet variables.
   await execa('tmux', ['-L', name, '-f', '/dev/null', 'new-session', '-d', '-s', 'keeper', '-x', '200', '-y', '50', 'sleep 86400'], {

@@ -21,7 +21,8 @@ afterEach(async () => {
 });
 
 const hooks = (action: string, extra: string[] = []) => runFleet(['hooks', action, ...extra], { env: fx.env });
-const ours = `${FLEET_BIN} stamp`;
+// As hooks install writes it: the node that runs the helper, then the helper (docs/tmux.md#node).
+const ours = `${process.execPath} ${FLEET_BIN} stamp`;
 const read = (file: string) => readFile(file, 'utf8');
 const backups = async (dir: string, name: string) => (await readdir(dir)).filter((n) => n.startsWith(`${name}.bak-`));
 

@@ -19,7 +19,8 @@ afterEach(async () => {
 const hooks = (action: string, extra: string[] = []) => runFleet(['hooks', action, ...extra], { env: fx.env });
 const readJson = async () => JSON.parse(await readFile(settings, 'utf8')) as Record<string, any>;
 const backups = async () => (await readdir(fx.claudeDir)).filter((n) => n.startsWith('settings.json.bak-'));
-const ourCommand = `${FLEET_BIN} stamp`;
+// The node that runs the helper, by its absolute path: the hook runs without node on Claude Code's PATH.
+const ourCommand = `${process.execPath} ${FLEET_BIN} stamp`;
 
 /** A settings.json as a user has it: other keys, other hooks, another SessionStart hook. */
 const existing = {
@@ -176,5 +177,15 @@ describe('hooks uninstall and status', () => {
     r = await hooks('status', ['--json']);
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout).agents[0]).toMatchObject({ agent: 'claude', action: 'status', installed: true, found: [ourCommand] });
+  });
+});
+
+describe('hooks install: the node', () => {
+  it("names the node that runs it by its absolute path, and updates a hook of the older form (the helper alone)", async () => {
+    await writeFile(settings, JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `${FLEET_BIN} stamp` }] }] } }));
+    const r = await hooks('install');
+    expect(r.exitCode).toBe(0);
+    expect((await readJson()).hooks.SessionStart).toEqual([{ hooks: [{ type: 'command', command: ourCommand }] }]);
+    expect(ourCommand.startsWith('/')).toBe(true);
   });
 });

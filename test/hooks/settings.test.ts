@@ -1,6 +1,6 @@
 // Which SessionStart hook commands are ours, and editing settings.json in its text (pure).
 import { describe, expect, it } from 'vitest';
-import { formattingOf, hookHelperPath, isStampCommand, stampCommand } from '../../src/hooks/settings';
+import { formattingOf, hookHelperPath, hookNodePath, isStampCommand, stampCommand } from '../../src/hooks/settings';
 import { removeAt } from '../../src/json-text';
 
 describe('isStampCommand', () => {
@@ -31,11 +31,23 @@ describe('hookHelperPath', () => {
   });
 
   it.each([
-    ['tmux-fleet stamp', null], // found on PATH: nothing to check
-    ['node /p/tmux-fleet.cjs stamp', null],
-    ['/p/tmux-fleet.cjs owner t', null],
-  ])('%j -> %j', (command, path) => {
+    ['/usr/bin/node', '/p/dist/tmux-fleet.cjs'],
+    ["/home/a b/.nvm/versions/node/v20.11.1/bin/node", "/home/a b/it's/dist/tmux-fleet.cjs"],
+  ])('reads back the helper and the node of the form with node: %j %j', (node, path) => {
+    const command = stampCommand(path, node);
     expect(hookHelperPath(command)).toBe(path);
+    expect(hookNodePath(command)).toBe(node);
+    expect(isStampCommand(command)).toBe(true);
+  });
+
+  it.each([
+    ['tmux-fleet stamp', null, null], // found on PATH: nothing to check
+    ['node /p/tmux-fleet.cjs stamp', '/p/tmux-fleet.cjs', null], // node found on PATH
+    ['/p/tmux-fleet.cjs owner t', null, null],
+    ["'/p/tmux-fleet.cjs' stamp", '/p/tmux-fleet.cjs', null], // the older form
+  ])('%j -> %j, node %j', (command, path, node) => {
+    expect(hookHelperPath(command)).toBe(path);
+    expect(hookNodePath(command)).toBe(node);
   });
 });
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   decide,
   judgeFromSnapshot,
+  sessionCarrying,
   livenessFromSnapshot,
   livenessNeeded,
   paneToRead,
@@ -139,6 +140,24 @@ describe('judgeFromSnapshot (the supervisor path: one list-sessions snapshot)', 
     const d = judgeFromSnapshot({ slug: 't', task: task as Task, asker, sessions, registry });
     expect(d.verdict).toBe(verdict);
     expect(d.liveness).toBe(liveness);
+  });
+
+  it('a 9 names the tmux session carrying the owner\'s stamp: the task\'s driverPane first, else the first by name; none: null', () => {
+    const many = new Map([
+      ['zeta', { nonce: '', stamp: 'owner-1' }],
+      ['rev', { nonce: '', stamp: 'owner-1' }],
+      ['op-t', { nonce: '', stamp: 'owner-1' }],
+      ['mine', { nonce: '', stamp: ME }],
+    ]);
+    const d = (task: Record<string, unknown>) => judgeFromSnapshot({ slug: 't', task: task as Task, asker: ME, sessions: many, registry });
+    expect(d({ slug: 't', driverSid: 'owner-1' })).toMatchObject({ verdict: 9, ownerSession: 'op-t' });
+    expect(d({ slug: 't', driverSid: 'owner-1', driverPane: 'zeta' })).toMatchObject({ verdict: 9, ownerSession: 'zeta' });
+    expect(d({ slug: 't', driverSid: 'owner-1', driverPane: 'gone' }).ownerSession).toBe('op-t');
+    expect(d({ slug: 't', driverSid: 'owner-1', driverPane: 'gone' }).reason).toContain('driven by owner-1 in tmux session op-t (live)');
+    expect(d({ slug: 't', driverSid: 'nobody' })).toMatchObject({ verdict: 9, ownerSession: null });
+    expect(d({ slug: 't', driverSid: 'nobody' }).reason).toContain('driven by nobody (gone)');
+    expect(sessionCarrying(null, 'owner-1')).toBeNull();
+    expect(sessionCarrying(many, '')).toBeNull();
   });
 
   it('answers 5 for a pending task when the snapshot failed', () => {

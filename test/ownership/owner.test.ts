@@ -26,7 +26,7 @@ interface Answer {
 async function owner(slug: string, as?: string, env: Record<string, string | undefined> = {}): Promise<Answer & { exitCode: number }> {
   const r = await w.fleet(['owner', slug, '--json', ...(as === undefined ? [] : ['--as', as])], { env });
   const a = json<Answer>(r);
-  expect(Object.keys(a).sort()).toEqual(['agent', 'asker', 'lastHandover', 'liveness', 'owner', 'reason', 'slug', 'verdict', 'via']);
+  expect(Object.keys(a).sort()).toEqual(['agent', 'asker', 'lastHandover', 'liveness', 'owner', 'ownerSession', 'reason', 'slug', 'verdict', 'via']);
   expect(r.exitCode).toBe(a.verdict);
   return { ...a, exitCode: r.exitCode };
 }
@@ -142,10 +142,22 @@ describe('owner: the known-owner branch', () => {
 });
 
 describe('owner: bad tasks', () => {
-  it('a missing task -> 5', async () => {
-    const a = await owner('nope', 'me');
-    expect(a.verdict).toBe(5);
-    expect(a.reason).toMatch(/no task nope/);
+  it('an unknown task is exit 1 (not 5, which means "still booting"), with a did-you-mean or the tasks there are', async () => {
+    const none = await w.fleet(['owner', 'nope', '--as', 'me']);
+    expect(none.exitCode).toBe(1);
+    expect(none.stderr).toMatch(/^tmux-fleet: no task "nope" \(no tasks in .*tasks\)$/);
+    await w.writeTask('fix-login', { driverSid: 'me' });
+    await w.writeTask('add-search', { driverSid: 'me' });
+    const typo = await w.fleet(['owner', 'fix-logn', '--as', 'me']);
+    expect(typo.exitCode).toBe(1);
+    expect(typo.stderr).toBe('tmux-fleet: no task "fix-logn" (did you mean fix-login?)');
+    const other = await w.fleet(['owner', 'zzz', '--json', '--as', 'me']);
+    expect(other.exitCode).toBe(1);
+    expect(JSON.parse(other.stdout)).toEqual({ error: 'no task "zzz" (tasks: add-search, fix-login)', exit: 1 });
+    // takeover says the same
+    const t = await w.fleet(['takeover', 'fix-logn', '--as', 'me']);
+    expect(t.exitCode).toBe(1);
+    expect(t.stderr).toBe('tmux-fleet: no task "fix-logn" (did you mean fix-login?)');
   });
 
   it('a corrupt task.json -> 5 naming the file, and the file unchanged byte for byte', async () => {

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/env';
 import { ROOT } from '../helpers/paths';
 import { json, makeWorld, sq, type World } from './fixture';
+import { acceptanceGate } from '../../src/pointer';
 
 let w: World;
 beforeEach(async () => {
@@ -58,6 +59,9 @@ describe('spawn', () => {
       ['tests pass', 'launcher-1'],
       ['docs', 'launcher-1'],
     ]);
+    // The agent's launch prompt carries them as its acceptance gate.
+    expect(await readFile(join(w.fe.home, 'tasks', 'alpha', 'launch-prompt.md'), 'utf8')).toBe(acceptanceGate(['tests pass', 'docs']));
+    expect((await record(rec)).argv).toEqual([acceptanceGate(['tests pass', 'docs'])]);
     expect(await w.display('op-alpha', '#{@spawn_nonce}|#{@fleet-task}')).toBe(`${out.spawnNonce}|alpha`);
     const got = await record(rec);
     expect(got.task).toBe('alpha');
@@ -106,8 +110,10 @@ describe('spawn', () => {
     const r = await w.fleet(['spawn', 'evil', '--cmd', w.standInCmd({ STAND_IN_RECORD: rec }), `--label=${evil}`, `--prompt=${evil}`, `--accept=${evil}`]);
     expect(r.exitCode, r.stderr).toBe(0);
     const got = await record(rec);
-    expect(got.argv).toEqual([evil]);
-    expect(await readFile(join(w.fe.home, 'tasks', 'evil', 'launch-prompt.md'), 'utf8')).toBe(evil);
+    // The prompt byte for byte, then the acceptance gate (the item on one line).
+    const prompt = `${evil.replace(/\s+$/, '')}\n\n${acceptanceGate([evil])}`;
+    expect(got.argv).toEqual([prompt]);
+    expect(await readFile(join(w.fe.home, 'tasks', 'evil', 'launch-prompt.md'), 'utf8')).toBe(prompt);
     expect((await stat(join(w.fe.home, 'tasks', 'evil', 'launch-prompt.md'))).mode & 0o777).toBe(0o600);
     await w.waitOwner('evil');
     const t = await w.readTask('evil');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { launchPrompt, pointerLine, quoteValue, type PointerParent } from '../../src/pointer/pointer';
+import { acceptanceGate, launchPrompt, pointerLine, quoteValue, type PointerParent } from '../../src/pointer/pointer';
 
 const SID = '3f2a9c1e-7b4d-4e0a-9f11-0c2d5e6a7b8c';
 const WHY = /Your own worktree branches from the base, so that session's uncommitted or unmerged work is not in it: read it there when your task needs it, and never write to it/;
@@ -142,5 +142,23 @@ describe('launchPrompt', () => {
     const text = launchPrompt('fix the bug', line);
     expect(text.endsWith(`\n\n${line}`)).toBe(true);
     expect(text.split('\n').at(-1)).toBe(line);
+  });
+});
+
+describe('the acceptance gate in the launch prompt', () => {
+  const P = 'Spawner: pointer';
+  const GATE = 'Acceptance gate: the task is done when each of these holds; check each before you call it done:\n- tests pass\n- docs updated';
+  it.each([
+    { prompt: 'do the thing', accept: ['tests pass', 'docs updated'], pointer: null, want: `do the thing\n\n${GATE}` },
+    { prompt: 'do the thing\n', accept: ['tests pass', 'docs updated'], pointer: P, want: `do the thing\n\n${GATE}\n\n${P}` },
+    { prompt: '', accept: ['tests pass', 'docs updated'], pointer: null, want: GATE },
+    { prompt: 'keep trailing\n', accept: [], pointer: null, want: 'keep trailing\n' },
+  ])('$prompt + $accept + $pointer', ({ prompt, accept, pointer, want }) => {
+    expect(launchPrompt(prompt, pointer, accept)).toBe(want);
+  });
+
+  it('one line per item: a newline in an item cannot make another item', () => {
+    expect(acceptanceGate(['a\n- b\r\nc\u2028d'])).toBe('Acceptance gate: the task is done when each of these holds; check each before you call it done:\n- a - b c d');
+    expect(acceptanceGate([])).toBeNull();
   });
 });

@@ -3,8 +3,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dir as tmpDir } from 'tmp-promise';
-import { agentWaits, describeFollow, HopTracker, hopOf, hopToast, renderAgent, renderHop, renderHopWithIntent } from '../../src/registry/hop';
-import { follow } from '../../src/registry/follow';
+import { agentWaits, describeFollow, HopTracker, hopOf, hopToast, renderAgent, renderHop, renderHopWithIntent, sid8 } from '../../src/registry/hop';
+import { follow, shortSid } from '../../src/registry/follow';
 import type { LiveRow } from '../../src/registry/liveness';
 import type { RegistryRow } from '../../src/registry/schema';
 import { watchDir } from '../../src/registry/watch';
@@ -167,6 +167,19 @@ describe('describeFollow with a needs sentence', () => {
     const cut = renderAgent({ sessionId: JOB, status: 'waiting', waitingFor: null, needs: sentence, alive: true }, 40);
     expect(cut.length).toBeLessThanOrEqual(40);
     expect(cut.endsWith('…')).toBe(true);
+  });
+});
+
+describe('short ids: a UUID by its start, any other id whole up to 24', () => {
+  it.each([
+    ['f152b562-5b0f-4c41-9d3c-7b0a1c2d3e4f', 'f152b562', 'f152'],
+    ['myagent-session-7', 'myagent-session-7', 'myagent-session-7'],
+    ['me', 'me', 'me'],
+    ['a-very-long-agent-session-id-0001', 'a-very-long-agent-sessi…', 'a-very-long-agent-sessi…'],
+    ['bad\u001b[2Jid', 'bad [2Jid', 'bad [2Jid'],
+  ])('%s -> %s / %s', (sid, eight, four) => {
+    expect(sid8(sid)).toBe(eight);
+    expect(shortSid(sid)).toBe(four);
   });
 });
 

@@ -139,7 +139,8 @@ async function runRound(round: number): Promise<void> {
   // --- the steps ---
   const spawnStep = async (replace: boolean) => {
     const before = m.corrupt ? null : await readFile(taskFile(slug), 'utf8').catch(() => null);
-    const res = await fleet(['spawn', slug, '--cmd', 'sleep 86400', ...(replace ? ['--replace'] : []), ...(before === null && !m.corrupt ? ['--accept', ITEM] : [])]);
+    // The agent takes the launch prompt (the acceptance gate) as its argument, as an agent does.
+    const res = await fleet(['spawn', slug, '--cmd', "sh -c 'exec sleep 86400' agent", ...(replace ? ['--replace'] : []), ...(before === null && !m.corrupt ? ['--accept', ITEM] : [])]);
     log.push(`spawn${replace ? ' --replace' : ''} -> ${res.exitCode}`);
     if (res.exitCode === 0) {
       check(!m.corrupt, `spawn succeeded over a corrupt task.json: ${res.stdout}`);

@@ -143,8 +143,12 @@ describe('a registry another user can write to is not read', () => {
     expect(cached.entries).toEqual([]);
     expect(cached.untrusted?.problem).toContain(problem);
 
-    const owner = await runFleet(['owner', 'none', '--as', REAL], { env: fe.env });
-    expect(owner.exitCode).toBe(5);
+    // The judge does not take the rows' word either: the owner's liveness is unknown, never gone.
+    await mkdir(join(fe.home, 'tasks', 'held'), { recursive: true, mode: 0o700 });
+    await writeFile(join(fe.home, 'tasks', 'held', 'task.json'), JSON.stringify({ slug: 'held', driverSid: REAL }), { mode: 0o600 });
+    const owner = await runFleet(['owner', 'held', '--as', FORGED, '--json'], { env: fe.env });
+    expect(owner.exitCode).toBe(9);
+    expect(JSON.parse(owner.stdout)).toMatchObject({ owner: REAL, liveness: 'unknown' });
     const doctor = await runFleet(['doctor'], { env: fe.env });
     const lines = doctor.stdout.split('\n').filter((l) => l.includes(fe.registry));
     expect(lines).toHaveLength(1);

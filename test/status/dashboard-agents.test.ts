@@ -24,7 +24,7 @@ const T0 = Date.parse('2026-12-01T02:00:00Z');
 const live = (row: Partial<RegistryRow> & { pid: number; sessionId: string }): LiveRow => ({ row: row as RegistryRow, liveness: 'live', alive: true });
 
 function session(name: string, stamp: string, task = ''): SessionSnap {
-  return { name, created: String(T0 / 1000), attached: '0', stamp, nonce: '', task, agentProc: '', owner: '', hop: '', agent: '', attention: '' };
+  return { name, created: String(T0 / 1000), attached: '0', stamp, nonce: '', task, agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' };
 }
 
 function fleet(rows: LiveRow[], sessions: SessionSnap[]) {
@@ -153,9 +153,9 @@ describe('the OWNER column and the status line name the same owner', () => {
     const review = view.sessions.find((s) => s.session === 'review-fix-login')!;
     const status = ownerSegment(review.slug!, review.decision!, stylesFrom({}));
     const row = dashboardRows(view, [], T0).find((r) => r.session === 'review-fix-login')!;
-    expect(status).toContain('fix-login: owner 49a6ca67 live');
+    expect(status).toContain('fix-login: owner op-fix-login (49a6ca67) live');
     expect(row.owner).toBe('49a6ca67');
-    expect(status).toContain(`owner ${row.owner} `);
+    expect(status).toContain(`(${row.owner})`);
     expect(row.verdict).toBe('9 other');
   });
 });
@@ -271,5 +271,12 @@ describe('job commands', () => {
 
   it('drops escape sequences from a job output', () => {
     expect(plainLines('\x1b[31mred\x1b[0m\r\n\x1b]0;title\x07ok\n')).toEqual(['red', 'ok']);
+    // A TUI's redraw (what `claude logs` prints): cursor moves become line breaks, not one run-together line;
+    // cursor-forward a space; blank and repeated lines collapse.
+    expect(plainLines('\x1b7\x1b8\x1b[1;1H╭─ box\x1b[2;1H│ > write a haiku\x1b[3;1H\x1b[K\x1b[4;1H  esc to\x1b[1Cinterrupt\x1b[4;1H  esc to\x1b[1Cinterrupt')).toEqual([
+      '╭─ box',
+      '│ > write a haiku',
+      '  esc to interrupt',
+    ]);
   });
 });

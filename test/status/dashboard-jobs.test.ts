@@ -5,11 +5,11 @@
 // through an attached client; `attention --jump`; the dashboard's l, x and
 // Enter on job rows.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
-import { FLEET_BIN } from '../helpers/paths';
+import { FLEET_BIN, ROOT } from '../helpers/paths';
 import { exportFleetEnv, startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
 import { attachStatusClient, sq, startServer, type StatusClient, type TestServer } from '../helpers/tmux-server';
 
@@ -159,13 +159,37 @@ describe('the dashboard with background jobs', () => {
     expect(screen as string).not.toContain(`job ${PARKED}`);
   });
 
-  it('l shows the job output without its colours; any key goes back', async () => {
+  it("l shows a job's conversation from Claude Code's transcript as readable lines; any key goes back", async () => {
+    // The transcript Claude Code writes for the job's session, under <config>/projects/<dir>/.
+    const dir = join(fenv.claudeDir, 'projects', '-work-jobs');
+    await mkdir(dir, { recursive: true });
+    const transcript = (await readFile(join(ROOT, 'test', 'fixtures', 'transcript-job.jsonl'), 'utf8')).replaceAll('e9e4ae8e-ce05-4a4a-8b8b-0123456789ab', `${WAITING}-ce05-4a4a-8b8b-0123456789ab`);
+    await writeFile(join(dir, `${WAITING}-ce05-4a4a-8b8b-0123456789ab.jsonl`), transcript);
     await server.run(['send-keys', '-t', '=dash:', 'l']);
-    await waitFor(async () => (await screenOf('dash')).includes(`line one of ${WAITING}`), 'logs shown', 10_000);
-    expect(await screenOf('dash')).toContain('tool: Bash');
-    expect(await recorded()).toContain(`logs ${WAITING}`);
+    const screen = await waitFor(async () => {
+      const s = await screenOf('dash');
+      return s.includes(`job ${WAITING}: its conversation`) ? s : '';
+    }, 'the conversation shown', 10_000);
+    const lines = screen.split('\n');
+    // The end of the conversation, as much as the screen holds.
+    for (const want of ['  → Bash npm test -- login', '  ← error: 1 failing: redirects to /home expected /dashboard', '● One test fails: the redirect goes to /home.', '  I need approval to edit src/login.ts.']) {
+      expect(lines, screen).toContain(want);
+    }
+    expect(await recorded()).not.toContain(`logs ${WAITING}`);
     await server.run(['send-keys', '-t', '=dash:', 'q']);
     await waitFor(async () => (await screenOf('dash')).includes('TASK'), 'table back', 10_000);
+  });
+
+  it('l on a job with no transcript: its recent terminal output (`<agent cmd> logs`), as lines without colours', async () => {
+    await server.run(['send-keys', '-t', '=dash:', 'j']);
+    await server.run(['send-keys', '-t', '=dash:', 'l']);
+    await waitFor(async () => (await screenOf('dash')).includes(`line one of ${BUSY}`), 'logs shown', 10_000);
+    expect(await screenOf('dash')).toContain(`job ${BUSY}: recent terminal output (no transcript under`);
+    expect(await screenOf('dash')).toContain('tool: Bash');
+    expect(await recorded()).toContain(`logs ${BUSY}`);
+    await server.run(['send-keys', '-t', '=dash:', 'q']);
+    await waitFor(async () => (await screenOf('dash')).includes('TASK'), 'table back', 10_000);
+    await server.run(['send-keys', '-t', '=dash:', 'k']);
   });
 
   it('x asks, y stops the job: its row goes', async () => {

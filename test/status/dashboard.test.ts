@@ -65,7 +65,8 @@ describe('dashboard on a real server', () => {
     fenv = await makeFleetEnv(server.name);
     await exportFleetEnv(server, fenv);
     for (const slug of ['aaa', 'bbb']) {
-      const r = await runFleet(['spawn', slug, '--cmd', `${process.execPath} ${STAND_IN}`], { env: fenv.env });
+      const accept = slug === 'aaa' ? ['--accept', 'tests pass', '--accept', 'docs updated'] : [];
+      const r = await runFleet(['spawn', slug, '--cmd', `${process.execPath} ${STAND_IN}`, ...accept], { env: fenv.env });
       expect(r.exitCode).toBe(0);
     }
     await waitFor(async () => (await runFleet(['tasks', '--json'], { env: fenv.env })).stdout.split('"verdict":0').length === 3, 'both Drivers stamped', 15_000);
@@ -92,7 +93,7 @@ describe('dashboard on a real server', () => {
     expect(table.exitCode).toBe(0);
     const lines = table.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^TASK\s+OWNER\s+VERDICT\s+LIVE\s+SESSION\s+HOP\s+AGENT\s+AGE$/);
-    expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 6))).toEqual([
+    expect(lines.slice(1, 3).map((l) => l.split(/\s+/).slice(0, 6))).toEqual([
       ['aaa', expect.stringMatching(/^[0-9a-f]{8}$/), '0', 'owner', 'live', 'op-aaa'],
       ['bbb', expect.stringMatching(/^[0-9a-f]{8}$/), '0', 'owner', 'live', 'op-bbb'],
     ]);
@@ -102,6 +103,15 @@ describe('dashboard on a real server', () => {
       ['aaa', 0, 'op-aaa', 'busy'],
       ['bbb', 0, 'op-bbb', 'busy'],
     ]);
+  });
+
+  it("shows a task's acceptance gate (spawn --accept): in tasks, tasks --json and the dashboard's line for the selected task", async () => {
+    const table = await runFleet(['tasks'], { env: fenv.env });
+    expect(table.stdout.trim().split('\n').slice(3)).toEqual(['', 'acceptance gates:', '  aaa: tests pass · docs updated']);
+    const json = JSON.parse((await runFleet(['tasks', '--json'], { env: fenv.env })).stdout);
+    expect(json.tasks.map((t: { acceptance: { text: string }[] }) => t.acceptance.map((a) => a.text))).toEqual([['tests pass', 'docs updated'], []]);
+    // aaa is the first row, selected: the bottom line says its gate.
+    await client.waitForStatus(/accept: tests pass · docs updated/, 15_000, true);
   });
 
   it('moves with j and switches the client to the selected session with Enter', async () => {

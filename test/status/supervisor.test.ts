@@ -3,7 +3,8 @@
 // and a takeover; hostile values shown literally; one supervisor per server.
 import { existsSync } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { supervisorPidFile } from '../../src/nudge';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,19 +75,24 @@ describe('status segments on an attached client', () => {
     await seen(b, '◌ booting pending', 'pending');
   });
 
-  it('names the other owner on a second session bound to the same task, then flips on a takeover', async () => {
+  it('names the other owner by its tmux session on a second session bound to the same task, then flips on a takeover', async () => {
     const owner = await sidOf('op-alpha');
     await server.newSession('intruder', ['sh', '-c', AGENT], { TMUX_FLEET_TASK: 'alpha' });
     await server.run(['set-option', '-t', '=intruder:', '@fleet-task', 'alpha']);
     const intruderSid = await sidOf('intruder');
     const c = await watch('intruder');
-    await seen(c, `▲ alpha: owner ${owner.slice(0, 8)} live`, 'other owner');
+    await seen(c, `▲ alpha: owner op-alpha (${owner.slice(0, 8)}) live`, 'other owner');
+    // prefix O's line (the owner command) names the session too.
+    const line = await fleet(['owner', 'alpha', '--as', intruderSid]);
+    expect(line.exitCode).toBe(9);
+    expect(line.stdout).toContain(`is driven by ${owner} in tmux session op-alpha (live)`);
+    expect(JSON.parse((await fleet(['owner', 'alpha', '--as', intruderSid, '--json'])).stdout)).toMatchObject({ owner, ownerSession: 'op-alpha' });
 
     const t = await fleet(['takeover', 'alpha', '--as', intruderSid, '--force']);
     expect(t.exitCode).toBe(0);
     await seen(c, '● owner alpha', 'owner after takeover');
     const a = clients[0]!;
-    await seen(a, `▲ alpha: owner ${intruderSid.slice(0, 8)} live`, 'other owner on the old Driver');
+    await seen(a, `▲ alpha: owner intruder (${intruderSid.slice(0, 8)}) live`, 'other owner on the old Driver');
   });
 
   it('shows the owner gone when its process dies and no file or session changes (the poll notices)', async () => {
@@ -152,7 +158,8 @@ describe('hostile ids in files the user or an agent wrote', () => {
     await server.run(['set-option', '-t', '=bystander:', '@fleet-task', 'evil']);
     await server.run(['set-option', '-t', '=bystander:', '@claude_session_id', 'bystander-0000-4000-8000-000000000002']);
     const c = await watch('bystander');
-    await seen(c, `▲ evil: owner #(touch  gone`, 'hostile owner id');
+    // An id that is no UUID is shown whole, up to 24 characters.
+    await seen(c, `▲ evil: owner ${`#(touch ${marker}`.slice(0, 23)}… gone`, 'hostile owner id');
     expect(await opt('bystander', '@fleet-owner')).toContain('##(touch');
     const tasks = await fleet(['tasks']);
     expect(tasks.stdout).toMatch(/evil\s+#\(touch\s/);
@@ -170,7 +177,7 @@ describe('hostile ids in files the user or an agent wrote', () => {
       await writeFile(join(fenv.registry, `${sleeper.pid}.json`), JSON.stringify({ pid: sleeper.pid, sessionId: '#[fg=red]#(job', kind: 'bg', status: 'busy', jobId: '0badf00d' }));
       await writeFile(join(fenv.registry, `${process.pid}.json`), JSON.stringify({ pid: process.pid, sessionId: tab, kind: 'interactive', status: 'idle', parkedJobId: '0badf00d' }));
       const c = await watch('hostile-hop');
-      await seen(c, '↪ #(to → #[fg', 'hostile hop');
+      await seen(c, `↪ ${tab.slice(0, 23)}… → #[fg=red]#(job`, 'hostile hop');
       await new Promise((r) => setTimeout(r, 500));
       expect(existsSync(marker)).toBe(false);
     } finally {
@@ -211,6 +218,36 @@ describe('one supervisor per server', () => {
       const again = await startSupervisor(other, env2);
       await waitFor(async () => (await owner()) === 'nothing-here cannot tell', 'plain owner segment');
       await again.stop();
+    } finally {
+      await other.kill();
+      await env2.cleanup();
+    }
+  });
+
+  it('--replace (a new build after an update): the running supervisor is stopped and the new one takes its place, saying which build it is', async () => {
+    const other = await startServer();
+    const env2 = await makeFleetEnv(other.name);
+    try {
+      const old = await startSupervisor(other, env2);
+      const build = async () => (await other.run(['show-options', '-gqv', '@fleet-supervisor-build'])).trim();
+      await waitFor(async () => (await build()).startsWith(`${old.pid} `), 'the old supervisor says its build');
+      const pidFile = supervisorPidFile(env2.home, old.socketPath);
+      const fresh = execa(process.execPath, [FLEET_BIN, 'supervise', '--replace', '--socket-path', old.socketPath], {
+        env: { ...process.env, TMUX: undefined, ...env2.env },
+        extendEnv: false,
+        reject: false,
+      });
+      try {
+        expect((await old.proc).exitCode).toBe(0);
+        await waitFor(async () => (await readFile(pidFile, 'utf8').catch(() => '')).startsWith(`${fresh.pid} `), 'the new supervisor holds the pid file');
+        await waitFor(async () => (await build()).startsWith(`${fresh.pid} `), 'the new supervisor says its build');
+        // `<pid> <version> <cksum of the build's inputs>`, as dist/built-from says.
+        expect(await build()).toBe(`${fresh.pid} ${(await readFile(join(FLEET_BIN, '..', 'built-from'), 'utf8')).trim()}`);
+        expect(await readFile(join(env2.home, 'log'), 'utf8')).toContain(`replaced the supervisor pid ${old.pid}`);
+      } finally {
+        fresh.kill('SIGTERM');
+        await fresh;
+      }
     } finally {
       await other.kill();
       await env2.cleanup();

@@ -114,3 +114,36 @@ describe('the jobs of the rows: each job\'s directory watched, its state file po
     }
   });
 });
+
+describe('the registry directory made after the supervisor started (Claude Code makes it at its first start)', () => {
+  it.each([
+    ['before the first poll', false],
+    ['after a poll saw it missing', true],
+  ])('made %s: a row rewritten in place (the directory itself unchanged) wakes with that file named', async (_name, pollFirst) => {
+    const d = await makeTempDir();
+    const registryDir = join(d.path, 'claude', 'sessions');
+    const woken: boolean[] = [];
+    let polls = 0;
+    const wakes = new Wakes(
+      { home: join(d.path, 'home'), registryDir, intervalMs: 50 },
+      { wake: (tmuxToo) => woken.push(tmuxToo), beforePoll: () => (polls++, false), deathSeen: () => false },
+    );
+    try {
+      wakes.start();
+      if (pollFirst) await waitFor(() => polls > 1, 'a poll with the directory missing', 5000);
+      await mkdir(registryDir, { recursive: true });
+      await writeFile(join(registryDir, '4242.json'), '{"status":"idle"}');
+      // The poll starts the watch, and asks for one wake that reads every row.
+      await waitFor(() => woken.length > 0, 'the wake of the watch started late', 5000);
+      expect(wakes.takeRegistryChanged()).toBeNull();
+      woken.length = 0;
+      // In place, as Claude Code rewrites its row: the directory's own mtime does not move, only the watch sees it.
+      await writeFile(join(registryDir, '4242.json'), '{"status":"busy"}');
+      await waitFor(() => woken.length > 0, 'a wake for the row rewritten in place', 5000);
+      expect([...(wakes.takeRegistryChanged() ?? [])]).toEqual(['4242.json']);
+    } finally {
+      wakes.stop();
+      await d.cleanup();
+    }
+  });
+});
