@@ -166,6 +166,8 @@ export interface RowChange {
 
 export class CachedRegistryReader {
   private files = new Map<string, { sig: string; read: RowRead }>();
+  /** Row files opened so far (the supervisor's stats: a wake for one changed row opens one). */
+  filesRead = 0;
   /**
    * The rows the last read found changed, or null when it looked at every
    * file (a full read: anything may have changed).
@@ -217,6 +219,7 @@ export class CachedRegistryReader {
         const sig = `${st.ino}:${st.size}:${st.mtimeMs}:${st.isFile()}`;
         const cached = this.files.get(name);
         if (cached && cached.sig === sig) return cached.read;
+        this.filesRead++;
         const read = await readRow(file, this.opts);
         // A torn row is read again next time, whatever its signature.
         if ('entry' in read) this.files.set(name, { sig, read });
@@ -248,6 +251,7 @@ export class CachedRegistryReader {
       this.malformed.delete(name);
       let after: RegistryRow | null = null;
       if (st) {
+        this.filesRead++;
         const read = await readRow(file, this.opts);
         if ('entry' in read) {
           this.files.set(name, { sig, read });

@@ -62,6 +62,7 @@ export function makeRender(
   /** Per session id a view was computed for (stamps, owners): the ids of its chain then (chainKeys). */
   const keysOf = new Map<string, readonly string[]>();
   return async (snapshot: TmuxSnapshot, hint: RenderHint): Promise<Rendered> => {
+    const rowsReadBefore = source.rowsRead;
     const data = await source.load(!hint.registryOnly, hint.registryChanged, hint.jobsChanged);
     const prev = hint.registryOnly && !hint.recheck && data.touched !== null && last?.snapshot === snapshot ? last : null;
     const bySlug = new Map(data.tasks.map((t) => [t.slug, t.task ?? null]));
@@ -164,6 +165,6 @@ export function makeRender(
       styles,
     );
     last = { snapshot, view, values, found, gone: proof.gone, stampPids };
-    return { values, toasts, windows, ...(redo ? { recomputed: redo.size } : {}) };
+    return { values, toasts, windows, rowsRead: source.rowsRead - rowsReadBefore, ...(redo ? { recomputed: redo.size } : {}) };
   };
 }

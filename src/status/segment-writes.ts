@@ -24,6 +24,8 @@ export interface Rendered {
   toasts: { session: string; text: string }[];
   /** The sessions whose segments this render computed again (absent: all of them). */
   recomputed?: number;
+  /** The registry row files this render opened. */
+  rowsRead?: number;
 }
 
 /** What changed since the last render, as far as the supervisor knows. */

@@ -23,15 +23,22 @@ import { installWakeHooks, removeWakeHooks, Wakes } from './wakes';
 /** The pause between a wake and its tick: the several events of one write arrive together. */
 export const DEBOUNCE_MS = 30;
 /**
- * Wake requests in the last second (those at least WAKE_GAP_MS apart, so one
- * write counts once) above which the supervisor is under load: then its ticks
- * start at least COALESCE_MS apart, each carrying every change since the last
- * (docs/budgets.md#the-status-line-and-the-supervisor). An agent working
- * changes its row a few times a second at most; a burst is many agents at once.
+ * Ticks in one second that start as soon as asked (DEBOUNCE_MS after the
+ * wake); past them, ticks start at least COALESCE_MS apart, each carrying
+ * every change since the last (docs/status.md#coalescing). A change after a
+ * quiet moment shows at once; a burst of many agents costs a few writes a
+ * second, not one per change.
  */
-export const COALESCE_ABOVE = 25;
+export const QUICK_TICKS = 3;
 export const COALESCE_MS = 250;
-const WAKE_GAP_MS = 5;
+
+/** How long from `now` until the next tick may start, given when the recent ticks started (oldest first). */
+export function tickDelay(now: number, tickStarts: readonly number[]): number {
+  const recent = tickStarts.filter((t) => t > now - 1000);
+  const last = recent[recent.length - 1];
+  if (last === undefined || recent.length < QUICK_TICKS) return DEBOUNCE_MS;
+  return Math.max(DEBOUNCE_MS, last + COALESCE_MS - now);
+}
 
 export interface SupervisorConfig {
   tmux: Tmux;
@@ -61,13 +68,14 @@ export class Supervisor {
   private readonly nudgeFile: string;
   private readonly wakes: Wakes;
   /**
-   * Ticks, tmux reads and write calls, ticks held back to coalesce a burst,
-   * and the sessions whose segments the last tick recomputed (tests, the bench).
+   * The work done since the start, as counts (tests, the debug log): wake
+   * requests, ticks (renders), ticks held back to coalesce a burst, tmux
+   * reads, registry row files opened, sessions whose segments were computed,
+   * options written and tmux write calls (docs/status.md#the-supervisor).
    */
-  readonly stats = { ticks: 0, reads: 0, writes: 0, coalesced: 0, recomputed: 0 };
-  /** When recent wake requests came (the last second's, WAKE_GAP_MS apart at least). */
-  private readonly wakeTimes: number[] = [];
-  private lastTickAt = 0;
+  readonly stats = { wakes: 0, ticks: 0, coalesced: 0, reads: 0, rowsRead: 0, sessions: 0, options: 0, writes: 0 };
+  /** When the ticks of the last second started, oldest first. */
+  private readonly tickStarts: number[] = [];
   /** The last tmux snapshot, with the values this supervisor has written since. */
   private last: TmuxSnapshot | null = null;
   private tmuxDirty = true;
@@ -133,6 +141,11 @@ export class Supervisor {
 
   private onNudge = () => this.schedule(true);
 
+  /** No tick runs and none is due: every change reported so far has been written. */
+  get idle(): boolean {
+    return !this.running && this.debounce === null && !this.dirty;
+  }
+
   /** Asks for a wake that reads tmux again (after the supervisor itself changed a session, e.g. a stamp). */
   wake(): void {
     this.schedule(true);
@@ -186,21 +199,17 @@ export class Supervisor {
   private schedule(tmuxToo = false): void {
     if (this.stopped) return;
     if (tmuxToo) this.tmuxDirty = true;
-    const now = Date.now();
-    const last = this.wakeTimes[this.wakeTimes.length - 1];
-    if (last === undefined || now - last >= WAKE_GAP_MS) this.wakeTimes.push(now);
-    while ((this.wakeTimes[0] ?? now) < now - 1000) this.wakeTimes.shift();
-    this.arm(now);
+    this.stats.wakes++;
+    this.arm();
   }
 
   /** Sets the tick's timer: soon, or under load no sooner than COALESCE_MS after the last tick began. */
-  private arm(now = Date.now()): void {
+  private arm(): void {
     if (this.debounce || this.stopped) return;
-    let delay = DEBOUNCE_MS;
-    if (this.wakeTimes.length > COALESCE_ABOVE) {
-      delay = Math.max(DEBOUNCE_MS, this.lastTickAt + COALESCE_MS - now);
-      this.stats.coalesced++;
-    }
+    const now = Date.now();
+    while ((this.tickStarts[0] ?? now) <= now - 1000) this.tickStarts.shift();
+    const delay = tickDelay(now, this.tickStarts);
+    if (delay > DEBOUNCE_MS) this.stats.coalesced++;
     this.debounce = setTimeout(() => {
       this.debounce = null;
       void this.tick();
@@ -216,7 +225,7 @@ export class Supervisor {
       return;
     }
     this.running = true;
-    this.lastTickAt = Date.now();
+    this.tickStarts.push(Date.now());
     try {
       this.stats.ticks++;
       let snapshot = this.last;
@@ -229,7 +238,9 @@ export class Supervisor {
       const recheck = this.recheckDue;
       this.recheckDue = false;
       const rendered = await this.cfg.render(snapshot, { registryOnly, registryChanged, jobsChanged: this.wakes.takeJobsChanged(), recheck });
-      this.stats.recomputed = rendered.recomputed ?? snapshot.sessions.length;
+      const computed = rendered.recomputed ?? snapshot.sessions.length;
+      this.stats.sessions += computed;
+      this.stats.rowsRead += rendered.rowsRead ?? 0;
       // Toasts name clients: a cached client list may be stale, so read tmux afresh.
       if (rendered.toasts.length > 0 && snapshot === this.last) snapshot = await this.read();
       const windows = rendered.windows ?? new Map();
@@ -237,10 +248,11 @@ export class Supervisor {
       const toasts = toastsForClients(snapshot, rendered.toasts);
       const applied = await applyChanges(this.cfg.tmux, changes, toasts);
       this.stats.writes += applied.calls;
+      this.stats.options += changes.length;
       if (this.debug) {
         const m = process.memoryUsage();
         const mb = (n: number) => (n / 1048576).toFixed(1);
-        this.log(`tick ${this.stats.ticks}: ${this.stats.reads} reads, ${this.stats.recomputed} sessions computed, ${changes.length} changes, ${toasts.length} toasts, ${applied.calls} calls; heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, rss ${mb(m.rss)} MB`);
+        this.log(`tick ${this.stats.ticks}: ${rendered.rowsRead ?? 0} rows read, ${computed} sessions computed, ${changes.length} options, ${toasts.length} toasts, ${applied.calls} calls (${this.stats.reads} tmux reads in all); heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, rss ${mb(m.rss)} MB`);
       }
       this.lastFailure = '';
       if (applied.failed.length > 0) {

@@ -97,6 +97,11 @@ export class CachedFleetData {
     this.jobs = new CachedJobStates(jobsDirOf(registry));
   }
 
+  /** Registry row files opened so far. */
+  get rowsRead(): number {
+    return this.registry.filesRead;
+  }
+
   /**
    * `tasksToo` false: only the registry (or a job's state file) changed; the
    * task list of the last load is kept, and only the rows that changed are
