@@ -4,7 +4,10 @@
 // tmux server is private (`-L fleet-bench-<random> -f /dev/null`) and killed at
 // the end, also on failure. Each figure is a ratio or a count taken in one run.
 //
-// Environment: BENCH_ONLY=a (only some parts, by letter: abcdefg), BENCH_QUICK=1 (short runs), BENCH_RUNS (owner runs per side, 40),
+// Parts to run by letter, as arguments or BENCH_ONLY (`node bench/bench.mjs g`, BENCH_ONLY=ag; default: abcdefg).
+// Environment: BENCH_QUICK=1 (short runs), BENCH_RUNS (owner runs per side, 40),
+// BENCH_BIN (the build to measure, default dist/tmux-fleet.cjs: another worktree's, for before/after figures),
+// BENCH_OUT (the results file, default bench/results.md),
 // BENCH_BEFORE_BIN (an older build's dist/tmux-fleet.cjs, timed in the same run as this one),
 // BENCH_IDLE_S / BENCH_CHURN_S (supervisor windows, 60 s each), BENCH_TREE_S (20 s),
 // BENCH_SUPERVISOR_NODE_ARGS (extra node flags for the supervisor, e.g. --cpu-prof),
@@ -12,7 +15,7 @@
 // BENCH_KEEP=1 (keep the work directory, with the supervisor's log).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +28,7 @@ const CALLER_CA_CERTS = process.env.NODE_EXTRA_CA_CERTS;
 delete process.env.NODE_EXTRA_CA_CERTS;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = join(root, 'dist', 'tmux-fleet.cjs');
+const BIN = process.env.BENCH_BIN || join(root, 'dist', 'tmux-fleet.cjs');
 const QUICK = process.env.BENCH_QUICK === '1';
 const num = (name, dflt, quick) => {
   const v = Number(process.env[name]);
@@ -621,6 +624,30 @@ async function benchScale() {
     }
   }
   const [small, large] = fleets;
+  // Rows of any size up to the reader's cap: the large fleet's old rows become 255 KiB each (hard links of
+  // one file, a day old: 255 KiB of disk), read by the supervisor while its rows keep changing; the peak RSS.
+  {
+    const big = join(work, 'big-row.json');
+    const dayAgo = new Date(Date.now() - 86_400_000);
+    writeFileSync(big, JSON.stringify({ pid: 4_999_999, sessionId: sid(999_999), cwd: '/tmp', startedAt: 0, kind: 'interactive', status: 'waiting', waitingFor: 'w'.repeat(4000), blob: 'x'.repeat(250 * 1024), updatedAt: dayAgo.getTime() }));
+    utimesSync(big, dayAgo, dayAgo);
+    const old = readdirSync(large.registry).filter((n) => Number(n.split('.')[0]) >= 4_000_000);
+    large.bigRss = vmRssKb(large.sup.pid);
+    for (const n of old) {
+      rmSync(join(large.registry, n));
+      linkSync(big, join(large.registry, n));
+    }
+    large.bigRows = old.length;
+    const t0 = Date.now();
+    for (let i = 0; i < 10 * SCALE_RATE; i++) {
+      flip(large);
+      large.bigRss = Math.max(large.bigRss, vmRssKb(large.sup.pid));
+      await sleep(Math.max(0, t0 + ((i + 1) * 1000) / SCALE_RATE - Date.now()));
+    }
+    const want = flip(large);
+    await waitFor(() => showAgent(large, want.session).includes(` ${want.status}`), 'a change shown after the big rows', 30_000).catch(() => (large.bigStuck = true));
+    large.bigRss = Math.max(large.bigRss, vmRssKb(large.sup.pid));
+  }
   const perChange = (f) => (f.cpu / f.changes) * 1000;
   const ratio = perChange(large) / perChange(small);
   note(`| g | load average at the start / end of the churn windows | ${loadStart} / ${loadEnd} | reference | ${SCALE_RATE} changes/s, ${rounds} alternating windows per fleet, ${large.secs.toFixed(0)} s each fleet in all |`);
@@ -633,6 +660,7 @@ async function benchScale() {
     note(`| g | first wake, ${label}: \`supervise --once\` whole process / the daemon's first render | **${f.once.toFixed(0)} ms** / ${f.firstRender} ms | reference | load ${f.onceLoad} |`);
   }
   note(`| g | CPU per change, 500/2000 over 50/200 | **${ratio.toFixed(2)}x** | ≤ 1.5x | ${ratio <= 1.5 ? 'met' : 'OVER'} |`);
+  note(`| g | supervisor RSS (max VmRSS), ${large.sessions} sessions, ${large.rows} rows, ${large.bigRows} of them 255 KiB (read while the rows change, 10 s) | **${(large.bigRss / 1024).toFixed(1)} MB**${large.bigStuck ? ' (a change was not shown after them)' : ''} | < 80 MB | ${large.bigRss / 1024 < 80 && !large.bigStuck ? 'met' : 'OVER'} |`);
   for (const f of fleets) {
     f.sup.kill('SIGTERM');
     await waitFor(() => f.sup.exitCode !== null || f.sup.signalCode !== null, 'supervisor exit').catch(() => undefined);
@@ -650,6 +678,7 @@ const header = [
   `- machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average at start ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
   `- node ${process.version}, ${tmuxVersion}, ${straceVersion}`,
   `- mode: ${QUICK ? 'BENCH_QUICK=1 (short windows)' : 'full'}; owner runs ${RUNS} per side; supervisor windows ${IDLE_S} s + ${CHURN_S} s; tree ${TREE_S} s`,
+  `- build: ${BIN === join(root, 'dist', 'tmux-fleet.cjs') ? 'dist/tmux-fleet.cjs' : BIN}${existsSync(join(dirname(BIN), 'built-from')) ? ` (built from ${readFileSync(join(dirname(BIN), 'built-from'), 'utf8').trim()})` : ''}`,
   '',
   'Each figure is a ratio or a count taken within one run on a shared machine.',
   '',
@@ -657,7 +686,7 @@ const header = [
   '|---|---|---|---|---|',
 ];
 console.log(header.join('\n'));
-const only = (process.env.BENCH_ONLY || 'abcdefg').split('');
+const only = (process.argv.slice(2).join('') || process.env.BENCH_ONLY || 'abcdefg').split('');
 let failed = false;
 for (const [key, fn] of [['a', benchOwner], ['b', benchRedraw], ['c', benchSupervisor], ['d', benchSweep], ['f', benchTree], ['g', benchScale]]) {
   if (!only.includes(key) && !(key === 'd' && only.includes('e'))) continue;

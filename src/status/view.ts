@@ -2,6 +2,7 @@
 // with verdict, liveness, hop and agent state. Computed in memory from one
 // tmux snapshot, the task files and the registry. The supervisor, `tasks` and
 // the dashboard all use it, so they never disagree.
+import { basename } from 'node:path';
 import { judgeFromSnapshot, type Decision } from '../ownership/judge';
 import { LivenessReader, liveRows, mostAlive, recordedLiveness, type Liveness, type LiveRow, type RecordedProcess } from '../registry/liveness';
 import { agentProcessLiveness, parseAgentProcess, type AgentProcess } from '../agents/agent-process';
@@ -126,6 +127,7 @@ export class CachedFleetData {
     const recorded = await recordedDrivers(tasks, rows);
     this.rowByFile = new Map(reg.entries.map((e, i) => [e.file, rows[i] as LiveRow]));
     this.recordedKeys = recordedKeysOf(tasks);
+    this.registry.keepFirst(neededFiles(reg.entries, this.recordedKeys));
     this.last = { tasks, registry: reg, rows, pidsExist: this.liveness.lastExists, recorded };
     return { ...this.last, touched: null };
   }
@@ -171,6 +173,19 @@ export class CachedFleetData {
     const before = changes.flatMap((c) => (c.before ? [c.before] : []));
     return { ...this.last, touched, changed: { before, after } };
   }
+}
+
+/**
+ * The row files that a task or a chain needs, by name, for the reader to keep
+ * first when over its cap (docs/hop.md#reading-the-registry): the rows of the
+ * tasks' owners and their jobs, and of the jobs rows park on.
+ */
+function neededFiles(entries: readonly { file: string; row: RegistryRow }[], taskKeys: ReadonlySet<string>): Set<string> {
+  const keys = new Set(taskKeys);
+  for (const e of entries) if (e.row.parkedJobId) keys.add(e.row.parkedJobId);
+  const files = new Set<string>();
+  for (const e of entries) if (keys.has(e.row.sessionId) || (e.row.jobId && keys.has(e.row.jobId))) files.add(basename(e.file));
+  return files;
 }
 
 /** The ids the recorded Drivers' liveness reads rows by: their owners and parked jobs. */
