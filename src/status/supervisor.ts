@@ -23,21 +23,22 @@ import { installWakeHooks, removeWakeHooks, Wakes } from './wakes';
 /** The pause between a wake and its tick: the several events of one write arrive together. */
 export const DEBOUNCE_MS = 30;
 /**
- * Ticks in one second that start as soon as asked (DEBOUNCE_MS after the
- * wake); past them, ticks start at least COALESCE_MS apart, each carrying
- * every change since the last (docs/status.md#coalescing). A change after a
- * quiet moment shows at once; a burst of many agents costs a few writes a
- * second, not one per change.
+ * Wake requests in one second (those at least WAKE_GAP_MS apart: the events
+ * of one write count once) up to which each wake gets its own tick,
+ * DEBOUNCE_MS later; above, ticks start at least COALESCE_MS apart, each
+ * carrying every change since the last (docs/status.md#coalescing). An agent
+ * changes its row a few times a second at most: a change after a quiet moment
+ * shows at once, while a busy fleet costs two writes a second, not one per change.
  */
-export const QUICK_TICKS = 3;
-export const COALESCE_MS = 250;
+export const BUSY_WAKES = 6;
+export const COALESCE_MS = 500;
+const WAKE_GAP_MS = 5;
 
-/** How long from `now` until the next tick may start, given when the recent ticks started (oldest first). */
-export function tickDelay(now: number, tickStarts: readonly number[]): number {
-  const recent = tickStarts.filter((t) => t > now - 1000);
-  const last = recent[recent.length - 1];
-  if (last === undefined || recent.length < QUICK_TICKS) return DEBOUNCE_MS;
-  return Math.max(DEBOUNCE_MS, last + COALESCE_MS - now);
+/** How long from `now` until the next tick may start, given the recent wake requests and when the last tick started. */
+export function tickDelay(now: number, wakes: readonly number[], lastTickAt: number): number {
+  const recent = wakes.filter((t) => t > now - 1000).length;
+  if (recent <= BUSY_WAKES) return DEBOUNCE_MS;
+  return Math.max(DEBOUNCE_MS, lastTickAt + COALESCE_MS - now);
 }
 
 export interface SupervisorConfig {
@@ -74,8 +75,9 @@ export class Supervisor {
    * options written and tmux write calls (docs/status.md#the-supervisor).
    */
   readonly stats = { wakes: 0, ticks: 0, coalesced: 0, reads: 0, rowsRead: 0, sessions: 0, options: 0, writes: 0 };
-  /** When the ticks of the last second started, oldest first. */
-  private readonly tickStarts: number[] = [];
+  /** When the wake requests of the last second came (WAKE_GAP_MS apart at least), oldest first. */
+  private readonly wakeTimes: number[] = [];
+  private lastTickAt = 0;
   /** The last tmux snapshot, with the values this supervisor has written since. */
   private last: TmuxSnapshot | null = null;
   private tmuxDirty = true;
@@ -200,6 +202,9 @@ export class Supervisor {
     if (this.stopped) return;
     if (tmuxToo) this.tmuxDirty = true;
     this.stats.wakes++;
+    const now = Date.now();
+    const last = this.wakeTimes[this.wakeTimes.length - 1];
+    if (last === undefined || now - last >= WAKE_GAP_MS) this.wakeTimes.push(now);
     this.arm();
   }
 
@@ -207,8 +212,8 @@ export class Supervisor {
   private arm(): void {
     if (this.debounce || this.stopped) return;
     const now = Date.now();
-    while ((this.tickStarts[0] ?? now) <= now - 1000) this.tickStarts.shift();
-    const delay = tickDelay(now, this.tickStarts);
+    while ((this.wakeTimes[0] ?? now) <= now - 1000) this.wakeTimes.shift();
+    const delay = tickDelay(now, this.wakeTimes, this.lastTickAt);
     if (delay > DEBOUNCE_MS) this.stats.coalesced++;
     this.debounce = setTimeout(() => {
       this.debounce = null;
@@ -225,7 +230,7 @@ export class Supervisor {
       return;
     }
     this.running = true;
-    this.tickStarts.push(Date.now());
+    this.lastTickAt = Date.now();
     try {
       this.stats.ticks++;
       let snapshot = this.last;
@@ -252,7 +257,7 @@ export class Supervisor {
       if (this.debug) {
         const m = process.memoryUsage();
         const mb = (n: number) => (n / 1048576).toFixed(1);
-        this.log(`tick ${this.stats.ticks}: ${rendered.rowsRead ?? 0} rows read, ${computed} sessions computed, ${changes.length} options, ${toasts.length} toasts, ${applied.calls} calls (${this.stats.reads} tmux reads in all); heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, rss ${mb(m.rss)} MB`);
+        this.log(`tick ${this.stats.ticks}: ${rendered.rowsRead ?? 0} rows read, ${computed} sessions computed, ${changes.length} options, ${toasts.length} toasts, ${applied.calls} calls (${this.stats.reads} tmux reads in all); heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB, rss ${mb(m.rss)} MB`);
       }
       this.lastFailure = '';
       if (applied.failed.length > 0) {

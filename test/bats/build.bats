@@ -29,7 +29,8 @@ teardown() {
 
 	wait_for 15 grep -q supervise "$PLUGIN/calls.log"
 	run cat "$PLUGIN/calls.log"
-	assert_output "[\"supervise\",\"--socket-path\",\"$SOCKET_PATH\"]"
+	# A build's supervisor starts in place of any that runs (none here: --replace is then a plain start).
+	assert_output "[\"supervise\",\"--replace\",\"--socket-path\",\"$SOCKET_PATH\"]"
 	run cat "$TMUX_FLEET_HOME/log"
 	assert_output --partial "helper built"
 	[ ! -e "$PLUGIN/.fleet-build.lock" ]

@@ -13,7 +13,7 @@ import { procStartTicks } from '../../src/proc';
 import { registryDir } from '../../src/context';
 import { makeRender, supervisorFormats } from '../../src/status/render';
 import { SEGMENT_OPTIONS, type Render } from '../../src/status/segment-writes';
-import { COALESCE_MS, DEBOUNCE_MS, QUICK_TICKS, Supervisor, tickDelay } from '../../src/status/supervisor';
+import { BUSY_WAKES, COALESCE_MS, DEBOUNCE_MS, Supervisor, tickDelay } from '../../src/status/supervisor';
 import { Tmux } from '../../src/tmux';
 import { makeFleetEnv, waitFor, type FleetEnv } from '../helpers/env';
 import { socketPathOf } from '../helpers/supervisor';
@@ -206,8 +206,8 @@ describe('a wake does the work of what changed, and no more', () => {
     const after = await settled(sup);
     const d = delta(before, after);
     for (const key of flipped) expect(await agentOf(Number(key.slice(1)))).toContain(` ${rows.get(key)?.status}`);
-    // QUICK_TICKS at once, then one tick per COALESCE_MS at most: a handful in a second, never one per change.
-    const most = QUICK_TICKS + Math.ceil((seconds * 1000 + DEBOUNCE_MS) / COALESCE_MS) + 1;
+    // A tick per wake only until the wakes of a second pass BUSY_WAKES, then one per COALESCE_MS: a handful, never one per change.
+    const most = BUSY_WAKES + Math.ceil((seconds * 1000 + DEBOUNCE_MS) / COALESCE_MS) + 1;
     console.log(`burst: 100 changes in ${seconds.toFixed(2)} s, ${d.ticks} ticks, ${d.writes} write calls, ${d.options} options (at most ${most} ticks allowed)`);
     expect(d.ticks).toBeLessThanOrEqual(most);
     expect(d.writes).toBeLessThanOrEqual(d.ticks);
@@ -275,15 +275,16 @@ describe('order: a newer change is never overwritten by an older wake, and one t
   });
 });
 
-describe('tickDelay: a few ticks at once, then one per COALESCE_MS', () => {
+describe('tickDelay: a tick per wake while the fleet is quiet; under a burst, one per COALESCE_MS', () => {
+  const times = (n: number, last: number, gap = 20) => Array.from({ length: n }, (_, i) => last - (n - 1 - i) * gap);
   it.each([
-    ['no tick in the last second', 10_000, [], DEBOUNCE_MS],
-    ['ticks older than a second', 10_000, [8_000, 8_500, 8_999], DEBOUNCE_MS],
-    [`${QUICK_TICKS - 1} recent ticks: still quick`, 10_000, Array.from({ length: QUICK_TICKS - 1 }, (_, i) => 9_900 + i * 10), DEBOUNCE_MS],
-    [`${QUICK_TICKS} recent ticks, the last just now: COALESCE_MS after it`, 10_000, Array.from({ length: QUICK_TICKS }, (_, i) => 10_000 - (QUICK_TICKS - 1 - i) * 20), COALESCE_MS],
-    [`${QUICK_TICKS} recent ticks, the last 100 ms ago`, 10_000, Array.from({ length: QUICK_TICKS }, (_, i) => 9_900 - (QUICK_TICKS - 1 - i) * 20), COALESCE_MS - 100],
-    [`${QUICK_TICKS} recent ticks, the last long enough ago`, 10_000, Array.from({ length: QUICK_TICKS }, (_, i) => 9_700 - (QUICK_TICKS - 1 - i) * 20), DEBOUNCE_MS],
-  ])('%s', (_what, now, starts, want) => {
-    expect(tickDelay(now, starts)).toBe(want);
+    ['no wake in the last second', 10_000, [], 9_990, DEBOUNCE_MS],
+    ['wakes older than a second', 10_000, times(20, 8_999), 9_000, DEBOUNCE_MS],
+    [`${BUSY_WAKES} wakes in the last second: still one tick each`, 10_000, times(BUSY_WAKES, 10_000), 9_990, DEBOUNCE_MS],
+    [`${BUSY_WAKES + 1} wakes, the last tick just begun: COALESCE_MS after it`, 10_000, times(BUSY_WAKES + 1, 10_000), 10_000, COALESCE_MS],
+    [`${BUSY_WAKES + 1} wakes, the last tick 100 ms ago`, 10_000, times(BUSY_WAKES + 1, 10_000), 9_900, COALESCE_MS - 100],
+    [`${BUSY_WAKES + 1} wakes, the last tick long enough ago`, 10_000, times(BUSY_WAKES + 1, 10_000), 9_000, DEBOUNCE_MS],
+  ])('%s', (_what, now, wakes, lastTickAt, want) => {
+    expect(tickDelay(now, wakes, lastTickAt)).toBe(want);
   });
 });
