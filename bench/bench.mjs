@@ -40,6 +40,14 @@ const CHURN_S = num('BENCH_CHURN_S', 60, 10);
 const TREE_S = num('BENCH_TREE_S', 20, 6);
 const REDRAWS = num('BENCH_REDRAWS', 200, 50);
 
+/**
+ * Node's flags for the supervisor, as the plugin of the build measured starts it (SUPERVISOR_NODE_FLAGS in its
+ * scripts/helpers.sh; none in a build without them), then BENCH_SUPERVISOR_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=DIR").
+ */
+const helpersOfBin = join(dirname(BIN), '..', 'scripts', 'helpers.sh');
+const PLUGIN_SUPERVISOR_FLAGS = existsSync(helpersOfBin) ? (/^SUPERVISOR_NODE_FLAGS='([^']*)'/m.exec(readFileSync(helpersOfBin, 'utf8'))?.[1] ?? '') : '';
+const supervisorNodeArgs = () => `${PLUGIN_SUPERVISOR_FLAGS} ${process.env.BENCH_SUPERVISOR_NODE_ARGS || ''}`.split(' ').filter(Boolean);
+
 const TMUX = (spawnSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).stdout || '').trim();
 const STRACE = (spawnSync('sh', ['-c', 'command -v strace'], { encoding: 'utf8' }).stdout || '').trim();
 if (!TMUX) {
@@ -330,9 +338,7 @@ async function benchSupervisor() {
   });
   const { rows } = makeRegistry(registry, 200, liveSids);
   const env = fleetEnv(home, { TMUX_FLEET_SOCKET: server.name, TMUX_FLEET_REGISTRY: registry });
-  // BENCH_SUPERVISOR_NODE_ARGS: e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where its time goes.
-  const nodeArgs = (process.env.BENCH_SUPERVISOR_NODE_ARGS || '').split(' ').filter(Boolean);
-  const sup = spawn(process.execPath, [...nodeArgs, BIN, 'supervise'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const sup = spawn(process.execPath, [...supervisorNodeArgs(), BIN, 'supervise'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   children.add(sup);
   let supErr = '';
   sup.stderr.on('data', (d) => (supErr += d));
@@ -557,7 +563,7 @@ const pct = (xs, p) => {
 };
 async function benchScale() {
   const fleets = [scaleFleet(50, 200), scaleFleet(500, 2000)];
-  const nodeArgs = (process.env.BENCH_SUPERVISOR_NODE_ARGS || '').split(' ').filter(Boolean);
+  const nodeArgs = supervisorNodeArgs();
   // The first wake: `supervise --once` on a fleet whose options are all still to write.
   for (const f of fleets) {
     const t = timeRun([BIN, 'supervise', '--once'], f.env);
@@ -678,7 +684,7 @@ const header = [
   `- machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average at start ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
   `- node ${process.version}, ${tmuxVersion}, ${straceVersion}`,
   `- mode: ${QUICK ? 'BENCH_QUICK=1 (short windows)' : 'full'}; owner runs ${RUNS} per side; supervisor windows ${IDLE_S} s + ${CHURN_S} s; tree ${TREE_S} s`,
-  `- build: ${BIN === join(root, 'dist', 'tmux-fleet.cjs') ? 'dist/tmux-fleet.cjs' : BIN}${existsSync(join(dirname(BIN), 'built-from')) ? ` (built from ${readFileSync(join(dirname(BIN), 'built-from'), 'utf8').trim()})` : ''}`,
+  `- build: ${BIN === join(root, 'dist', 'tmux-fleet.cjs') ? 'dist/tmux-fleet.cjs' : BIN}${existsSync(join(dirname(BIN), 'built-from')) ? ` (built from ${readFileSync(join(dirname(BIN), 'built-from'), 'utf8').trim()})` : ''}; the supervisor started as \`node ${supervisorNodeArgs().join(' ')}${supervisorNodeArgs().length ? ' ' : ''}tmux-fleet.cjs supervise\``,
   '',
   'Each figure is a ratio or a count taken within one run on a shared machine.',
   '',

@@ -23,7 +23,7 @@ import { installWakeHooks, removeWakeHooks, Wakes } from './wakes';
 /** The pause between a wake and its tick: the several events of one write arrive together. */
 export const DEBOUNCE_MS = 30;
 /**
- * Wake requests in one second (those at least WAKE_GAP_MS apart: the events
+ * Wake requests in one second (those at least DEBOUNCE_MS apart: the events
  * of one write count once) up to which each wake gets its own tick,
  * DEBOUNCE_MS later; above, ticks start at least COALESCE_MS apart, each
  * carrying every change since the last (docs/status.md#coalescing). An agent
@@ -32,7 +32,6 @@ export const DEBOUNCE_MS = 30;
  */
 export const BUSY_WAKES = 6;
 export const COALESCE_MS = 500;
-const WAKE_GAP_MS = 5;
 
 /** How long from `now` until the next tick may start, given the recent wake requests and when the last tick started. */
 export function tickDelay(now: number, wakes: readonly number[], lastTickAt: number): number {
@@ -75,7 +74,7 @@ export class Supervisor {
    * options written and tmux write calls (docs/status.md#the-supervisor).
    */
   readonly stats = { wakes: 0, ticks: 0, coalesced: 0, reads: 0, rowsRead: 0, sessions: 0, options: 0, writes: 0 };
-  /** When the wake requests of the last second came (WAKE_GAP_MS apart at least), oldest first. */
+  /** When the wake requests of the last second came (DEBOUNCE_MS apart at least), oldest first. */
   private readonly wakeTimes: number[] = [];
   private lastTickAt = 0;
   /** The last tmux snapshot, with the values this supervisor has written since. */
@@ -204,7 +203,7 @@ export class Supervisor {
     this.stats.wakes++;
     const now = Date.now();
     const last = this.wakeTimes[this.wakeTimes.length - 1];
-    if (last === undefined || now - last >= WAKE_GAP_MS) this.wakeTimes.push(now);
+    if (last === undefined || now - last >= DEBOUNCE_MS) this.wakeTimes.push(now);
     this.arm();
   }
 
