@@ -47,7 +47,8 @@ export function makeRender(
   /** The waits seen at the last render (null before the first): a wait not in it is new and toasts once. */
   let waits: Set<string> | null = null;
   /**
-   * The last render, for a wake that only rows or job states changed: its
+   * The last render, for a wake that only rows or job states changed
+   * (docs/status.md#incremental-wakes): its
    * snapshot (the supervisor hands the same object back while tmux is not
    * read again), view, values, discovery and proof.
    */

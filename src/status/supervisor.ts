@@ -3,8 +3,10 @@
 // so drawing the status line starts no process. What wakes it is in wakes.ts
 // (file watches, session hooks, a slow poll) plus SIGUSR2 from stamp, spawn
 // and takeover; each wake is one tmux read (none when only the registry
-// changed), the verdicts and hops computed in memory by the render, and the
-// changed options written in one tmux call (segment-writes.ts).
+// changed), the verdicts and hops computed in memory by the render (for a
+// changed row, only the sessions it touches: docs/status.md#incremental-wakes),
+// and the changed options written in one tmux call (segment-writes.ts). A
+// burst coalesces into a few ticks a second (docs/status.md#coalescing).
 import { join } from 'node:path';
 import { unlink, writeFile } from '../fs-async';
 import { runDir } from '../context';
@@ -71,7 +73,7 @@ export class Supervisor {
    * The work done since the start, as counts (tests, the debug log): wake
    * requests, ticks (renders), ticks held back to coalesce a burst, tmux
    * reads, registry row files opened, sessions whose segments were computed,
-   * options written and tmux write calls (docs/status.md#the-supervisor).
+   * options written and tmux write calls (docs/status.md#incremental-wakes).
    */
   readonly stats = { wakes: 0, ticks: 0, coalesced: 0, reads: 0, rowsRead: 0, sessions: 0, options: 0, writes: 0 };
   /** When the wake requests of the last second came (DEBOUNCE_MS apart at least), oldest first. */

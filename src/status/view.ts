@@ -106,7 +106,7 @@ export class CachedFleetData {
   /**
    * `tasksToo` false: only the registry (or a job's state file) changed; the
    * task list of the last load is kept, and only the rows that changed are
-   * judged again (docs/status.md#the-supervisor).
+   * judged again (docs/status.md#incremental-wakes).
    * `registryChanged`: the registry files to look at again (null: all of them).
    * `jobsChanged`: the jobs whose state files to read again.
    */
@@ -417,8 +417,9 @@ export interface ViewUpdate {
 }
 
 /**
- * The view after a change of registry rows or job states alone (the same
- * tmux snapshot and task files as `prev`): only the sessions and tasks whose
+ * The view after a change of registry rows or job states alone, with the
+ * same tmux snapshot and task files as `prev`
+ * (docs/status.md#incremental-wakes): only the sessions and tasks whose
  * session ids, or whose chains' ids, are in `touched` are computed again;
  * the others keep their views. `keys(sid)` gives the ids a session id's view
  * was computed from (chainKeys, as of `prev`); `goneChanged`: the sessions
