@@ -4,14 +4,18 @@
 // tmux server is private (`-L fleet-bench-<random> -f /dev/null`) and killed at
 // the end, also on failure. Each figure is a ratio or a count taken in one run.
 //
-// Environment: BENCH_ONLY=a (only some parts, by letter: abcdef), BENCH_QUICK=1 (short runs), BENCH_RUNS (owner runs per side, 40),
+// Parts to run by letter, as arguments or BENCH_ONLY (`node bench/bench.mjs g`, BENCH_ONLY=ag; default: abcdefg).
+// Environment: BENCH_QUICK=1 (short runs), BENCH_RUNS (owner runs per side, 40),
+// BENCH_BIN (the build to measure, default dist/tmux-fleet.cjs: another worktree's, for before/after figures),
+// BENCH_OUT (the results file, default bench/results.md),
 // BENCH_BEFORE_BIN (an older build's dist/tmux-fleet.cjs, timed in the same run as this one),
 // BENCH_IDLE_S / BENCH_CHURN_S (supervisor windows, 60 s each), BENCH_TREE_S (20 s),
 // BENCH_SUPERVISOR_NODE_ARGS (extra node flags for the supervisor, e.g. --cpu-prof),
+// BENCH_SCALE_S (part g's churn seconds per fleet, 30), BENCH_SCALE_RATE (changes per second, 10), BENCH_SCALE_LATENCY_N (40),
 // BENCH_KEEP=1 (keep the work directory, with the supervisor's log).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +28,7 @@ const CALLER_CA_CERTS = process.env.NODE_EXTRA_CA_CERTS;
 delete process.env.NODE_EXTRA_CA_CERTS;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = join(root, 'dist', 'tmux-fleet.cjs');
+const BIN = process.env.BENCH_BIN || join(root, 'dist', 'tmux-fleet.cjs');
 const QUICK = process.env.BENCH_QUICK === '1';
 const num = (name, dflt, quick) => {
   const v = Number(process.env[name]);
@@ -35,6 +39,14 @@ const IDLE_S = num('BENCH_IDLE_S', 60, 10);
 const CHURN_S = num('BENCH_CHURN_S', 60, 10);
 const TREE_S = num('BENCH_TREE_S', 20, 6);
 const REDRAWS = num('BENCH_REDRAWS', 200, 50);
+
+/**
+ * Node's flags for the supervisor, as the plugin of the build measured starts it (SUPERVISOR_NODE_FLAGS in its
+ * scripts/helpers.sh; none in a build without them), then BENCH_SUPERVISOR_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=DIR").
+ */
+const helpersOfBin = join(dirname(BIN), '..', 'scripts', 'helpers.sh');
+const PLUGIN_SUPERVISOR_FLAGS = existsSync(helpersOfBin) ? (/^SUPERVISOR_NODE_FLAGS='([^']*)'/m.exec(readFileSync(helpersOfBin, 'utf8'))?.[1] ?? '') : '';
+const supervisorNodeArgs = () => `${PLUGIN_SUPERVISOR_FLAGS} ${process.env.BENCH_SUPERVISOR_NODE_ARGS || ''}`.split(' ').filter(Boolean);
 
 const TMUX = (spawnSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).stdout || '').trim();
 const STRACE = (spawnSync('sh', ['-c', 'command -v strace'], { encoding: 'utf8' }).stdout || '').trim();
@@ -326,9 +338,7 @@ async function benchSupervisor() {
   });
   const { rows } = makeRegistry(registry, 200, liveSids);
   const env = fleetEnv(home, { TMUX_FLEET_SOCKET: server.name, TMUX_FLEET_REGISTRY: registry });
-  // BENCH_SUPERVISOR_NODE_ARGS: e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where its time goes.
-  const nodeArgs = (process.env.BENCH_SUPERVISOR_NODE_ARGS || '').split(' ').filter(Boolean);
-  const sup = spawn(process.execPath, [...nodeArgs, BIN, 'supervise'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const sup = spawn(process.execPath, [...supervisorNodeArgs(), BIN, 'supervise'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   children.add(sup);
   let supErr = '';
   sup.stderr.on('data', (d) => (supErr += d));
@@ -464,6 +474,206 @@ async function benchTree() {
   killServer(server);
 }
 
+// ---------------------------------------------------------------- g. a change at scale
+// Two fleets side by side, 50 sessions / 200 rows and 500 / 2000, each with its own
+// supervisor. Every session is stamped and its pane's process holds a live
+// interactive row (as an agent's would); a tenth of them park on a background
+// job's row; three quarters of the rows are old ones of dead processes. A change
+// flips a live row's `status` busy <-> idle, as a working agent does, so each
+// one changes a segment. The churn windows alternate between the two fleets, so
+// a drifting machine weighs on both alike.
+const SCALE_S = num('BENCH_SCALE_S', 30, 10);
+const SCALE_RATE = num('BENCH_SCALE_RATE', 10, 10);
+const SCALE_LATENCY_N = num('BENCH_SCALE_LATENCY_N', 40, 15);
+const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const startTicksOf = (pid) => {
+  const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return s.slice(s.lastIndexOf(')') + 2).split(' ')[19];
+};
+function scaleFleet(sessions, rowCount) {
+  const tag = `scale-${sessions}`;
+  const home = join(work, `${tag}-home`);
+  const registry = join(work, `${tag}-registry`);
+  mkdirSync(registry, { recursive: true });
+  const server = startServer({ TMUX_FLEET_HOME: home, TMUX_FLEET_REGISTRY: registry });
+  const names = Array.from({ length: sessions }, (_, i) => `w${String(i).padStart(3, '0')}`);
+  const stamps = names.map((_, i) => sid(10_000 + i));
+  const cmds = [];
+  names.forEach((s, i) => {
+    cmds.push(['new-session', '-d', '-s', s, '-x', '160', '-y', '40', 'sleep 86400']);
+    cmds.push(['set-option', '-t', `=${s}:`, '@claude_session_id', stamps[i]]);
+    // Four in five sessions are bound to a task; half of those tasks are decided.
+    if (i % 5 !== 4) {
+      const slug = `${tag}-task-${i}`;
+      const n = nonce();
+      writeTask(home, slug, i % 2 ? { driverSid: stamps[i], driverPane: s } : { driverSid: '', driverPane: s, spawnNonce: n });
+      cmds.push(['set-option', '-t', `=${s}:`, '@fleet-task', slug], ['set-option', '-t', `=${s}:`, '@spawn_nonce', n]);
+    }
+  });
+  tmuxChain(server.name, cmds);
+  const panePid = new Map(
+    tmux(server.name, ['list-panes', '-a', '-F', '#{session_name}\t#{pane_pid}'])
+      .split('\n')
+      .map((l) => l.split('\t'))
+      .map(([s, p]) => [s, Number(p)]),
+  );
+  const now = Date.now();
+  const flips = [];
+  let written = 0;
+  const write = (row) => {
+    writeFileSync(join(registry, `${row.pid}.json`), JSON.stringify(row));
+    written++;
+  };
+  names.forEach((s, i) => {
+    const pid = panePid.get(s);
+    const row = { pid, sessionId: stamps[i], cwd: `/work/${s}`, startedAt: now - 3_600_000, procStart: startTicksOf(pid), kind: 'interactive', entrypoint: 'cli', status: i % 2 ? 'busy' : 'idle', updatedAt: now, name: s };
+    if (i % 10 === 9) {
+      // Parked: the work runs under a background job's row, a process of its own.
+      const job = (0x10000000 + i).toString(16);
+      const c = spawn('sleep', ['86400'], { stdio: 'ignore' });
+      children.add(c);
+      row.status = 'idle';
+      row.parkedJobId = job;
+      write({ pid: c.pid, sessionId: sid(20_000 + i), cwd: row.cwd, startedAt: now, procStart: startTicksOf(c.pid), kind: 'bg', jobId: job, status: 'busy', updatedAt: now });
+    } else flips.push(row);
+    write(row);
+  });
+  // Old rows of processes long gone (a crash leaves its row): written a day ago.
+  const dayAgo = new Date(now - 86_400_000);
+  for (let i = 0; written < rowCount; i++) {
+    write({ pid: 4_000_000 + i, sessionId: sid(900_000 + i), cwd: '/tmp', startedAt: now - 90_000_000, kind: 'interactive', status: 'idle', updatedAt: now - 86_400_000 });
+    utimesSync(join(registry, `${4_000_000 + i}.json`), dayAgo, dayAgo);
+  }
+  const env = fleetEnv(home, { TMUX_FLEET_SOCKET: server.name, TMUX_FLEET_REGISTRY: registry });
+  if (process.env.BENCH_SUPERVISOR_DEBUG === '1') env.TMUX_FLEET_DEBUG = '1';
+  return { sessions, rows: rowCount, tag, home, registry, server, flips, env, next: 0 };
+}
+/** Flips the next live row's status; returns the session and the status it should show. */
+function flip(fleet) {
+  const row = fleet.flips[fleet.next++ % fleet.flips.length];
+  row.status = row.status === 'busy' ? 'idle' : 'busy';
+  row.updatedAt = Date.now();
+  writeFileSync(join(fleet.registry, `${row.pid}.json`), JSON.stringify(row));
+  return { session: row.name, status: row.status };
+}
+const showAgent = (fleet, session) => tmux(fleet.server.name, ['show-options', '-qv', '-t', `=${session}:`, '@fleet-agent'], { allowFail: true });
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+async function benchScale() {
+  const fleets = [scaleFleet(50, 200), scaleFleet(500, 2000)];
+  const nodeArgs = supervisorNodeArgs();
+  // The first wake: `supervise --once` on a fleet whose options are all still to write.
+  for (const f of fleets) {
+    const t = timeRun([BIN, 'supervise', '--once'], f.env);
+    if (t.status !== 0) throw new Error(`supervise --once answered ${t.status} at ${f.sessions} sessions`);
+    f.once = t.ms;
+    f.onceLoad = loadavg();
+    if (showAgent(f, f.flips[0].name) === '') {
+      const log = readdirSync(f.home).filter((n) => n.endsWith('.log')).map((n) => readFileSync(join(f.home, n), 'utf8').slice(-600)).join(' ');
+      throw new Error(`supervise --once wrote no @fleet-agent at ${f.sessions} sessions (${t.ms.toFixed(0)} ms): ${log}`);
+    }
+  }
+  for (const f of fleets) {
+    // Each fleet's options cleared again, so the daemon's own first wake writes them all.
+    tmuxChain(f.server.name, f.flips.map((r) => ['set-option', '-u', '-t', `=${r.name}:`, '@fleet-agent']));
+    const t0 = Date.now();
+    f.sup = spawn(process.execPath, [...nodeArgs, BIN, 'supervise'], { env: f.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    children.add(f.sup);
+    let err = '';
+    f.sup.stderr.on('data', (d) => (err += d));
+    await waitFor(() => f.sup.exitCode !== null || f.flips.every((r, i) => i % 50 !== 0 || showAgent(f, r.name) !== ''), `supervisor first render at ${f.sessions} sessions`, 60_000);
+    if (f.sup.exitCode !== null) throw new Error(`supervisor exited: ${err}`);
+    f.firstRender = Date.now() - t0;
+    f.cpu = 0;
+    f.changes = 0;
+    f.secs = 0;
+    f.rss = 0;
+  }
+  await sleep(3000);
+  const loadStart = loadavg();
+  const rounds = 2;
+  const per = Math.max(1, Math.round(SCALE_S / rounds));
+  for (let round = 0; round < rounds; round++) {
+    for (const f of fleets) {
+      const a = procStat(f.sup.pid);
+      const t0 = Date.now();
+      const n = per * SCALE_RATE;
+      for (let i = 0; i < n; i++) {
+        flip(f);
+        f.changes++;
+        if (i % SCALE_RATE === 0) f.rss = Math.max(f.rss, vmRssKb(f.sup.pid));
+        await sleep(Math.max(0, t0 + ((i + 1) * 1000) / SCALE_RATE - Date.now()));
+      }
+      // The last change's wake, inside the window.
+      await sleep(200);
+      const b = procStat(f.sup.pid);
+      f.cpu += (b.utime + b.stime + b.cutime + b.cstime - a.utime - a.stime - a.cutime - a.cstime) / CLK_TCK;
+      f.kids = (f.kids ?? 0) + (b.cutime + b.cstime - a.cutime - a.cstime) / CLK_TCK;
+      f.sys = (f.sys ?? 0) + (b.stime - a.stime) / CLK_TCK;
+      f.secs += (Date.now() - t0) / 1000;
+      f.rss = Math.max(f.rss, vmRssKb(f.sup.pid));
+    }
+  }
+  const loadEnd = loadavg();
+  // Latency: one change at a time, the option polled from here until it shows.
+  for (const f of fleets) {
+    f.lat = [];
+    for (let i = 0; i < SCALE_LATENCY_N; i++) {
+      await sleep(250);
+      const t0 = process.hrtime.bigint();
+      const want = flip(f);
+      const end = Date.now() + 5000;
+      while (!showAgent(f, want.session).includes(` ${want.status}`) && Date.now() < end) Atomics.wait(settle, 0, 0, 1);
+      f.lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  }
+  const [small, large] = fleets;
+  // Rows of any size up to the reader's cap: the large fleet's old rows become 255 KiB each (hard links of
+  // one file, a day old: 255 KiB of disk), read by the supervisor while its rows keep changing; the peak RSS.
+  {
+    const big = join(work, 'big-row.json');
+    const dayAgo = new Date(Date.now() - 86_400_000);
+    writeFileSync(big, JSON.stringify({ pid: 4_999_999, sessionId: sid(999_999), cwd: '/tmp', startedAt: 0, kind: 'interactive', status: 'waiting', waitingFor: 'w'.repeat(4000), blob: 'x'.repeat(250 * 1024), updatedAt: dayAgo.getTime() }));
+    utimesSync(big, dayAgo, dayAgo);
+    const old = readdirSync(large.registry).filter((n) => Number(n.split('.')[0]) >= 4_000_000);
+    large.bigRss = vmRssKb(large.sup.pid);
+    for (const n of old) {
+      rmSync(join(large.registry, n));
+      linkSync(big, join(large.registry, n));
+    }
+    large.bigRows = old.length;
+    const t0 = Date.now();
+    for (let i = 0; i < 10 * SCALE_RATE; i++) {
+      flip(large);
+      large.bigRss = Math.max(large.bigRss, vmRssKb(large.sup.pid));
+      await sleep(Math.max(0, t0 + ((i + 1) * 1000) / SCALE_RATE - Date.now()));
+    }
+    const want = flip(large);
+    await waitFor(() => showAgent(large, want.session).includes(` ${want.status}`), 'a change shown after the big rows', 30_000).catch(() => (large.bigStuck = true));
+    large.bigRss = Math.max(large.bigRss, vmRssKb(large.sup.pid));
+  }
+  const perChange = (f) => (f.cpu / f.changes) * 1000;
+  const ratio = perChange(large) / perChange(small);
+  note(`| g | load average at the start / end of the churn windows | ${loadStart} / ${loadEnd} | reference | ${SCALE_RATE} changes/s, ${rounds} alternating windows per fleet, ${large.secs.toFixed(0)} s each fleet in all |`);
+  for (const f of fleets) {
+    const label = `${f.sessions} sessions, ${f.rows} rows`;
+    const share = (f.cpu / f.secs) * 100;
+    note(`| g | supervisor CPU per change (it + the tmux it starts), ${label} | **${perChange(f).toFixed(2)} ms** (${share.toFixed(2)} % of a core at ${SCALE_RATE}/s, ${f.changes} changes; per change ${((f.sys / f.changes) * 1000).toFixed(1)} ms in its system time, ${((f.kids / f.changes) * 1000).toFixed(1)} ms in the tmux clients it ran) | ${f === large ? `< 8 % of a core | ${share < 8 ? 'met' : 'OVER'}` : 'reference | '} |`);
+    note(`| g | supervisor RSS (max VmRSS), ${label} | **${(f.rss / 1024).toFixed(1)} MB** | < 80 MB | ${f.rss / 1024 < 80 ? 'met' : 'OVER'} |`);
+    note(`| g | row write → @fleet-agent shows it, ${label}, p50 / p90 (${f.lat.length} changes, polled) | **${pct(f.lat, 50).toFixed(0)} / ${pct(f.lat, 90).toFixed(0)} ms** | p50 < 60 ms | ${pct(f.lat, 50) < 60 ? 'met' : 'OVER'} |`);
+    note(`| g | first wake, ${label}: \`supervise --once\` whole process / the daemon's first render | **${f.once.toFixed(0)} ms** / ${f.firstRender} ms | reference | load ${f.onceLoad} |`);
+  }
+  note(`| g | CPU per change, 500/2000 over 50/200 | **${ratio.toFixed(2)}x** | ≤ 1.5x | ${ratio <= 1.5 ? 'met' : 'OVER'} |`);
+  note(`| g | supervisor RSS (max VmRSS), ${large.sessions} sessions, ${large.rows} rows, ${large.bigRows} of them 255 KiB (read while the rows change, 10 s) | **${(large.bigRss / 1024).toFixed(1)} MB**${large.bigStuck ? ' (a change was not shown after them)' : ''} | < 80 MB | ${large.bigRss / 1024 < 80 && !large.bigStuck ? 'met' : 'OVER'} |`);
+  for (const f of fleets) {
+    f.sup.kill('SIGTERM');
+    await waitFor(() => f.sup.exitCode !== null || f.sup.signalCode !== null, 'supervisor exit').catch(() => undefined);
+    killServer(f.server);
+  }
+}
+
 // ---------------------------------------------------------------- main
 const tmuxVersion = spawnSync(TMUX, ['-V'], { encoding: 'utf8' }).stdout.trim();
 const straceVersion = STRACE ? spawnSync(STRACE, ['-V'], { encoding: 'utf8' }).stdout.split('\n')[0] : 'missing';
@@ -474,6 +684,7 @@ const header = [
   `- machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average at start ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
   `- node ${process.version}, ${tmuxVersion}, ${straceVersion}`,
   `- mode: ${QUICK ? 'BENCH_QUICK=1 (short windows)' : 'full'}; owner runs ${RUNS} per side; supervisor windows ${IDLE_S} s + ${CHURN_S} s; tree ${TREE_S} s`,
+  `- build: ${BIN === join(root, 'dist', 'tmux-fleet.cjs') ? 'dist/tmux-fleet.cjs' : BIN}${existsSync(join(dirname(BIN), 'built-from')) ? ` (built from ${readFileSync(join(dirname(BIN), 'built-from'), 'utf8').trim()})` : ''}; the supervisor started as \`node ${supervisorNodeArgs().join(' ')}${supervisorNodeArgs().length ? ' ' : ''}tmux-fleet.cjs supervise\``,
   '',
   'Each figure is a ratio or a count taken within one run on a shared machine.',
   '',
@@ -481,9 +692,9 @@ const header = [
   '|---|---|---|---|---|',
 ];
 console.log(header.join('\n'));
-const only = (process.env.BENCH_ONLY || 'abcdef').split('');
+const only = (process.argv.slice(2).join('') || process.env.BENCH_ONLY || 'abcdefg').split('');
 let failed = false;
-for (const [key, fn] of [['a', benchOwner], ['b', benchRedraw], ['c', benchSupervisor], ['d', benchSweep], ['f', benchTree]]) {
+for (const [key, fn] of [['a', benchOwner], ['b', benchRedraw], ['c', benchSupervisor], ['d', benchSweep], ['f', benchTree], ['g', benchScale]]) {
   if (!only.includes(key) && !(key === 'd' && only.includes('e'))) continue;
   try {
     await fn();

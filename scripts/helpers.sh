@@ -264,6 +264,10 @@ fleet_helper_command() {
 	printf '%s %s\n' "$(shell_quote "$(fleet_node)")" "$(shell_quote "$(fleet_helper_path)")"
 }
 
+# Node's flags for the supervisor: it lives for hours and holds little, so a heap
+# kept small beats speed (docs/budgets.md#the-status-line-and-the-supervisor).
+SUPERVISOR_NODE_FLAGS='--optimize-for-size'
+
 # start_supervisor [--replace]: starts the supervisor of this server in the
 # background (run-shell -b); --replace: in place of the one running (a new
 # build's, docs/status.md#updates). The helper refuses a second supervisor
@@ -272,7 +276,7 @@ fleet_helper_command() {
 # its exit status is swallowed rather than shown to the user.
 start_supervisor() {
 	local cmd lines
-	cmd="$(fleet_helper_command) supervise ${1:+$1 }--socket-path "
+	cmd="$(shell_quote "$(fleet_node)") $SUPERVISOR_NODE_FLAGS $(shell_quote "$(fleet_helper_path)") supervise ${1:+$1 }--socket-path "
 	# The home this load checked: a run-shell job has the server's environment, not ours.
 	lines="TMUX_FLEET_HOME=$(shell_quote "$(fleet_home)") $(shell_quote "$FLEET_SCRIPTS_DIR/log-lines.sh") supervise"
 	# run-shell expands formats: escape ours, then add the quoted socket path.

@@ -6,25 +6,36 @@ import { intervalMs as pollIntervalMs } from '../options';
 import { DriverProcessRecorder } from '../ownership/driver-process';
 import { PaneStamper } from '../ownership/pane-stamper';
 import { rowJobIds } from '../registry/jobs';
+import { ownerSid } from '../tasks/schema';
 import { LivenessReader } from '../registry/liveness';
 import { makeRender, supervisorFormats } from '../status/render';
 import { Supervisor } from '../status/supervisor';
 import type { Args } from './types';
 
 export async function run(args: Args, ctx: Context): Promise<number> {
+  return (await makeSupervisor(ctx, Boolean(args.replace))).run(Boolean(args.once));
+}
+
+/**
+ * The supervisor of the server `ctx` names, wired to its render, stamper and
+ * recorder; not started. `replace`: it stops the one running for that server first.
+ */
+export async function makeSupervisor(ctx: Context, replace = false): Promise<Supervisor> {
   const probe = new Tmux(ctx.socket);
   // One read: the server's socket path (the supervisor's identity), its pid and the poll interval.
   const head = await probe.run(['display-message', '-p', '#{socket_path}\t#{pid}\t#{@fleet-interval}']);
   const [socketPath = '', pidText = '', intervalText = ''] = head.replace(/\n$/, '').split('\t');
   if (!socketPath) throw new FleetError(`${probe.describeServer()} did not tell its socket path`);
   const intervalMs = pollIntervalMs(intervalText);
-  const tmux = new Tmux({ path: socketPath });
+  // node:child_process, not execa: one write per change, and execa's own work per call costs as much as the fork (docs/budgets.md).
+  const tmux = new Tmux({ path: socketPath }, 'tmux', { direct: true });
   let supervisor: Supervisor | null = null;
   const recorder = new DriverProcessRecorder(ctx.home, (message) => appendLog(ctx.home, 'supervise', message));
   const stamper = new PaneStamper(ctx, tmux, () => supervisor?.wake());
   let recheck: NodeJS.Timeout | null = null;
   /** The registry refusal last logged: one line when it starts (or changes), not one per wake. */
   let untrustedLogged = '';
+  const watched: { pids: ReadonlyMap<number, boolean> | null; stampPids: number[] | null } = { pids: null, stampPids: null };
   // One liveness reader for the render and the poll's look for deaths (it keeps what /proc said).
   const liveness = new LivenessReader();
   const render = makeRender(
@@ -34,10 +45,18 @@ export async function run(args: Args, ctx: Context): Promise<number> {
       const refusal = data.registry.untrusted ? `registry: ${data.registry.error ?? ''}` : '';
       if (refusal !== untrustedLogged && refusal !== '') appendLog(ctx.home, 'supervise', refusal);
       untrustedLogged = refusal;
-      if (data.pidsExist) supervisor?.watchPids(new Map([...data.pidsExist, ...stampPids.map((pid) => [pid, true] as const)]));
-      supervisor?.watchJobs(rowJobIds(data.rows.filter((r) => r.alive)));
+      // What the poll watches changes only with the pids and jobs of the rows: a flip of a row's status leaves both.
+      if (data.pidsExist && (data.pidsExist !== watched.pids || stampPids !== watched.stampPids)) {
+        supervisor?.watchPids(new Map([...data.pidsExist, ...stampPids.map((pid) => [pid, true] as const)]));
+        watched.pids = data.pidsExist;
+        watched.stampPids = stampPids;
+      }
+      if (!data.changed || [...data.changed.before, ...data.changed.after.map((r) => r.row)].some((r) => r.jobId)) {
+        supervisor?.watchJobs(rowJobIds(data.rows.filter((r) => r.alive)));
+      }
       // Not awaited: a task write or a stamp never holds up the status line; each brings its own wake.
-      void recorder.record(data.tasks, data.rows);
+      const touched = data.touched;
+      if (touched === null || data.tasks.some((t) => t.task && touched.has(ownerSid(t.task)))) void recorder.record(data.tasks, data.rows);
       stamper.apply(proof.actions);
       if (proof.recheckAt !== null) {
         if (recheck) clearTimeout(recheck);
@@ -58,7 +77,7 @@ export async function run(args: Args, ctx: Context): Promise<number> {
     render,
     formats: supervisorFormats(),
     deaths: (pids) => liveness.anyGone(pids),
-    replace: Boolean(args.replace),
+    replace,
   });
-  return supervisor.run(Boolean(args.once));
+  return supervisor;
 }

@@ -8,6 +8,7 @@ import { readProcStat } from '../proc';
 import { parseAgentProcess } from '../agents/agent-process';
 import type { AgentKind } from '../agents/kind';
 import type { LiveRow } from '../registry/liveness';
+import { rowsBySession } from '../registry/row-index';
 import { timeMs } from '../registry/time';
 import type { PaneSnap } from '../tmux/snapshot';
 
@@ -87,31 +88,49 @@ function isPaneAgentKind(kind: string | undefined): boolean {
  * cannot tell (no stat), nothing is matched.
  */
 export function matchPaneAgents(panes: readonly PaneRef[], rows: readonly ProofRow[], cache: AncestryCache): Map<string, PaneAgent[]> {
+  const paneOfPid = panesByPid(panes);
+  const out = new Map<string, PaneAgent[]>();
+  const keep = new Set<string>();
+  for (const r of rows) {
+    const agent = matchRow(r, paneOfPid, cache, keep);
+    if (!agent) continue;
+    const list = out.get(agent.session);
+    if (list) list.push(agent);
+    else out.set(agent.session, [agent]);
+  }
+  cache.prune(keep);
+  for (const list of out.values()) sortAgents(list);
+  return out;
+}
+
+function panesByPid(panes: readonly PaneRef[]): Map<number, PaneRef> {
   const paneOfPid = new Map<number, PaneRef>();
   for (const p of panes) {
     const pid = Number(p.pid);
     if (Number.isInteger(pid) && pid > 1) paneOfPid.set(pid, p);
   }
-  const out = new Map<string, PaneAgent[]>();
-  const keep = new Set<string>();
-  for (const r of rows) {
-    if (r.liveness !== 'live' || !isPaneAgentKind(r.row.kind)) continue;
-    const ticks = r.startTicks ?? readProcStat(r.row.pid)?.startTicks;
-    if (ticks === undefined) continue;
-    keep.add(`${r.row.pid}:${ticks}`);
-    const chain = [r.row.pid, ...cache.ancestors(r.row.pid, ticks)];
-    const depth = chain.findIndex((pid) => paneOfPid.has(pid));
-    if (depth === -1) continue;
-    const pane = paneOfPid.get(chain[depth] as number) as PaneRef;
-    const list = out.get(pane.session) ?? [];
-    list.push({ row: r.row, kind: r.agent ?? 'claude', firstStampOnly: r.firstStampOnly ?? false, session: pane.session, pane: pane.id, depth });
-    out.set(pane.session, list);
+  return paneOfPid;
+}
+
+/** The pane a live interactive row's process runs under, or null; its process key goes into `keep`. */
+function matchRow(r: ProofRow, paneOfPid: ReadonlyMap<number, PaneRef>, cache: AncestryCache, keep?: Set<string>): PaneAgent | null {
+  if (r.liveness !== 'live' || !isPaneAgentKind(r.row.kind)) return null;
+  const ticks = r.startTicks ?? readProcStat(r.row.pid)?.startTicks;
+  if (ticks === undefined) return null;
+  keep?.add(`${r.row.pid}:${ticks}`);
+  let depth = paneOfPid.has(r.row.pid) ? 0 : -1;
+  if (depth === -1) {
+    const up = cache.ancestors(r.row.pid, ticks).findIndex((pid) => paneOfPid.has(pid));
+    if (up !== -1) depth = up + 1;
   }
-  cache.prune(keep);
-  for (const list of out.values()) {
-    list.sort((a, b) => a.depth - b.depth || timeMs(b.row.startedAt) - timeMs(a.row.startedAt) || b.row.pid - a.row.pid);
-  }
-  return out;
+  if (depth === -1) return null;
+  const pane = paneOfPid.get(depth === 0 ? r.row.pid : (cache.ancestors(r.row.pid, ticks)[depth - 1] as number)) as PaneRef;
+  return { row: r.row, kind: r.agent ?? 'claude', firstStampOnly: r.firstStampOnly ?? false, session: pane.session, pane: pane.id, depth };
+}
+
+/** Nearest to the pane first, then newest. */
+function sortAgents(list: PaneAgent[]): void {
+  list.sort((a, b) => a.depth - b.depth || timeMs(b.row.startedAt) - timeMs(a.row.startedAt) || b.row.pid - a.row.pid);
 }
 
 /** What the supervisor does for one session: stamp it (through the stamp's own code path) or nothing. */
@@ -225,6 +244,8 @@ interface SessionMarks {
 export class PaneProofs {
   private readonly ancestry = new AncestryCache();
   private readonly seen = new Map<string, { sid: string; at: number; pid: number | null; earlier: Set<string> }>();
+  /** The last proof's agents and gone sessions, for a wake where only some rows changed. */
+  private last: { agents: Map<string, PaneAgent[]>; gone: Set<string> } | null = null;
 
   /**
    * `driverPidOf(slug, stamp)`: the task's recorded Driver process when the
@@ -240,44 +261,104 @@ export class PaneProofs {
     now: number = Date.now(),
   ): PaneProof {
     const agents = matchPaneAgents(panes, rows, this.ancestry);
-    const actions: StampAction[] = [];
-    const gone = new Set<string>();
-    let recheckAt: number | null = null;
-    const rowsOf = new Map<string, LiveRow[]>();
-    for (const r of rows) {
-      const list = rowsOf.get(r.row.sessionId);
-      if (list) list.push(r);
-      else rowsOf.set(r.row.sessionId, [r]);
-    }
+    const rowsOf = rowsBySession(rows);
+    const out: PaneProof = { agents, actions: [], gone: new Set<string>(), recheckAt: null };
     const names = new Set<string>();
     for (const s of sessions) {
       names.add(s.name);
-      const under = agents.get(s.name) ?? [];
-      let memo = this.seen.get(s.name);
-      if (!memo || memo.sid !== s.stamp) {
-        const earlier = memo?.earlier ?? new Set<string>();
-        if (memo && memo.sid !== '') earlier.add(memo.sid);
-        memo = { sid: s.stamp, at: now, pid: null, earlier };
-        this.seen.set(s.name, memo);
-      }
-      const holder = under.find((a) => a.row.sessionId === s.stamp);
-      if (holder) memo.pid = holder.row.pid;
-      const knownPid = memo.pid ?? (s.stamp !== '' ? (parseAgentProcess(s.agentProc ?? '')?.pid ?? null) : null) ?? (s.task ? driverPidOf(s.task, s.stamp) : null);
-      const action = stampActionFor(
-        { session: s.name, stamp: s.stamp, bound: s.nonce !== '' || s.task !== '', stampSeenAt: memo.at, earlier: memo.earlier, now },
-        under,
-        knownPid,
-      );
-      if (action) actions.push(action);
-      else if (s.stamp !== '' && under[0] && under[0].row.sessionId !== s.stamp && !memo.earlier.has(under[0].row.sessionId) && now - memo.at < STAMP_SETTLE_MS) {
-        // Another id under the pane, waiting for the stamp to settle: look again then, whatever else happens.
-        const at = memo.at + STAMP_SETTLE_MS;
-        recheckAt = recheckAt === null ? at : Math.min(recheckAt, at);
-      }
-      const stampProcess = knownPid === null ? null : running(knownPid) ? 'running' : 'exited';
-      if (stampedAgentGone(s.stamp, rowsOf.get(s.stamp) ?? [], under, stampProcess)) gone.add(s.name);
+      this.proveSession(s, agents.get(s.name) ?? [], rowsOf.get(s.stamp) ?? [], driverPidOf, running, now, out);
     }
     for (const name of [...this.seen.keys()]) if (!names.has(name)) this.seen.delete(name);
-    return { agents, actions, gone, recheckAt };
+    this.last = { agents, gone: out.gone as Set<string> };
+    return out;
+  }
+
+  /**
+   * The proof after some registry rows changed, nothing else (the same
+   * sessions and panes as the last update): the changed rows are placed
+   * under their panes, and only the sessions they leave or join, or whose
+   * stamps they hold (`touched`), are proven again. `before`: the pids of
+   * the rows as they were; `after`: the rows as they are now. `rows`: every
+   * row now.
+   */
+  updateChanged(
+    sessions: readonly SessionMarks[],
+    panes: readonly PaneRef[],
+    rows: readonly ProofRow[],
+    change: { before: readonly number[]; after: readonly ProofRow[]; touched: ReadonlySet<string> },
+    driverPidOf: (slug: string, stamp: string) => number | null,
+    running: (pid: number) => boolean,
+    now: number = Date.now(),
+  ): PaneProof & { proven: ReadonlySet<string> } {
+    const last = this.last;
+    if (last === null) return { ...this.update(sessions, panes, rows, driverPidOf, running, now), proven: new Set(sessions.map((s) => s.name)) };
+    const affected = new Set<string>();
+    const gonePids = new Set([...change.before, ...change.after.map((r) => r.row.pid)]);
+    for (const [session, list] of last.agents) {
+      if (!list.some((a) => gonePids.has(a.row.pid))) continue;
+      const kept = list.filter((a) => !gonePids.has(a.row.pid));
+      if (kept.length > 0) last.agents.set(session, kept);
+      else last.agents.delete(session);
+      affected.add(session);
+    }
+    const paneOfPid = panesByPid(panes);
+    for (const r of change.after) {
+      const agent = matchRow(r, paneOfPid, this.ancestry);
+      if (!agent) continue;
+      const list = last.agents.get(agent.session);
+      if (list) list.push(agent);
+      else last.agents.set(agent.session, [agent]);
+      affected.add(agent.session);
+    }
+    for (const session of affected) {
+      const list = last.agents.get(session);
+      if (list) sortAgents(list);
+    }
+    const rowsOf = rowsBySession(rows);
+    // A new set: the caller compares it with the last one.
+    last.gone = new Set(last.gone);
+    const out: PaneProof = { agents: last.agents, actions: [], gone: last.gone, recheckAt: null };
+    for (const s of sessions) {
+      if (!affected.has(s.name) && !change.touched.has(s.stamp)) continue;
+      affected.add(s.name);
+      last.gone.delete(s.name);
+      this.proveSession(s, last.agents.get(s.name) ?? [], rowsOf.get(s.stamp) ?? [], driverPidOf, running, now, out);
+    }
+    return { ...out, proven: affected };
+  }
+
+  /** One session's stamp action, settle time and gone verdict, into `out`. */
+  private proveSession(
+    s: SessionMarks,
+    under: readonly PaneAgent[],
+    stampRows: readonly LiveRow[],
+    driverPidOf: (slug: string, stamp: string) => number | null,
+    running: (pid: number) => boolean,
+    now: number,
+    out: PaneProof,
+  ): void {
+    let memo = this.seen.get(s.name);
+    if (!memo || memo.sid !== s.stamp) {
+      const earlier = memo?.earlier ?? new Set<string>();
+      if (memo && memo.sid !== '') earlier.add(memo.sid);
+      memo = { sid: s.stamp, at: now, pid: null, earlier };
+      this.seen.set(s.name, memo);
+    }
+    const holder = under.find((a) => a.row.sessionId === s.stamp);
+    if (holder) memo.pid = holder.row.pid;
+    const knownPid = memo.pid ?? (s.stamp !== '' ? (parseAgentProcess(s.agentProc ?? '')?.pid ?? null) : null) ?? (s.task ? driverPidOf(s.task, s.stamp) : null);
+    const action = stampActionFor(
+      { session: s.name, stamp: s.stamp, bound: s.nonce !== '' || s.task !== '', stampSeenAt: memo.at, earlier: memo.earlier, now },
+      under,
+      knownPid,
+    );
+    if (action) out.actions.push(action);
+    else if (s.stamp !== '' && under[0] && under[0].row.sessionId !== s.stamp && !memo.earlier.has(under[0].row.sessionId) && now - memo.at < STAMP_SETTLE_MS) {
+      // Another id under the pane, waiting for the stamp to settle: look again then, whatever else happens.
+      const at = memo.at + STAMP_SETTLE_MS;
+      out.recheckAt = out.recheckAt === null ? at : Math.min(out.recheckAt, at);
+    }
+    const stampProcess = knownPid === null ? null : running(knownPid) ? 'running' : 'exited';
+    if (stampedAgentGone(s.stamp, stampRows, under, stampProcess)) (out.gone as Set<string>).add(s.name);
   }
 }

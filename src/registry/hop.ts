@@ -137,31 +137,46 @@ export class HopTracker<S = Record<string, unknown>> {
   update(stamps: Stamps, rows: readonly LiveRow[]): HopUpdate {
     const sessions = new Map<string, SessionHop>();
     const events: HopEvent[] = [];
-    for (const [session, base] of stampEntries(stamps)) {
-      if (!base) continue;
-      const hop = hopOf(session, base, rows);
-      sessions.set(session, hop);
-      const prev = this.memory.get(session);
-      const known = hop.follow.chain.length > 0;
-      if (!prev || prev.base !== base) {
-        if (prev && prev.base !== base) this.states.delete(prev.base);
-        if (known) this.memory.set(session, { base, end: hop.attached });
-        else this.memory.delete(session);
-        continue;
-      }
-      if (!known || prev.end === hop.attached) continue;
-      const kind: HopKind = hop.attached === base ? 'back' : 'park';
-      const event: HopEvent = { session, base, from: prev.end, to: hop.attached, kind, jobId: kind === 'park' ? hop.jobId : null, text: '' };
-      event.text = hopToast(event);
-      events.push(event);
-      this.memory.set(session, { base, end: hop.attached });
-      this.states.set(base, this.makeState(base));
-    }
+    for (const [session, base] of stampEntries(stamps)) this.followOne(session, base, rows, sessions, events);
     for (const session of [...this.memory.keys()]) if (!sessions.has(session)) this.memory.delete(session);
     const bases = new Set([...sessions.values()].map((h) => h.base));
     for (const base of [...this.states.keys()]) if (!bases.has(base)) this.states.delete(base);
     this.last = sessions;
     return { sessions, events };
+  }
+
+  /**
+   * Re-follows only these sessions; every other session keeps its last hop
+   * (the supervisor's wake for a change that touches only their chains). The
+   * sessions map returned holds them all.
+   */
+  updateSome(stamps: Stamps, rows: readonly LiveRow[]): HopUpdate {
+    const sessions = new Map(this.last);
+    const events: HopEvent[] = [];
+    for (const [session, base] of stampEntries(stamps)) this.followOne(session, base, rows, sessions, events);
+    this.last = sessions;
+    return { sessions, events };
+  }
+
+  private followOne(session: string, base: string, rows: readonly LiveRow[], sessions: Map<string, SessionHop>, events: HopEvent[]): void {
+    if (!base) return;
+    const hop = hopOf(session, base, rows);
+    sessions.set(session, hop);
+    const prev = this.memory.get(session);
+    const known = hop.follow.chain.length > 0;
+    if (!prev || prev.base !== base) {
+      if (prev && prev.base !== base) this.states.delete(prev.base);
+      if (known) this.memory.set(session, { base, end: hop.attached });
+      else this.memory.delete(session);
+      return;
+    }
+    if (!known || prev.end === hop.attached) return;
+    const kind: HopKind = hop.attached === base ? 'back' : 'park';
+    const event: HopEvent = { session, base, from: prev.end, to: hop.attached, kind, jobId: kind === 'park' ? hop.jobId : null, text: '' };
+    event.text = hopToast(event);
+    events.push(event);
+    this.memory.set(session, { base, end: hop.attached });
+    this.states.set(base, this.makeState(base));
   }
 
   /** The derived state filed under a base id; fresh after a hop of the session holding it. */

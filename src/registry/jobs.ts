@@ -135,6 +135,11 @@ export class CachedJobStates {
     for (const id of [...this.cache.keys()]) if (!keep.has(id)) this.cache.delete(id);
     return readJobStates(this.dir, ids, this.cache);
   }
+
+  /** These jobs' state files looked at again (the others' kept as last read); the states of all of them. */
+  readSome(jobIds: Iterable<string>): Map<string, JobState> {
+    return readJobStates(this.dir, jobIds, this.cache);
+  }
 }
 
 /** The job ids rows name: their own (a job's row). */

@@ -291,11 +291,55 @@ export class LivenessReader {
       if (stat && !hasExited(stat)) running.set(pid, stat);
     }
     for (const pid of [...this.known.keys()]) if (!listed.has(String(pid))) this.known.delete(pid);
+    this.lastExists = new Map(rows.map((r) => [r.pid, running.has(r.pid)]));
+    return this.judge(rows, running);
+  }
+
+  private async judge(rows: readonly RegistryRow[], running: ReadonlyMap<number, ProcStat | null>): Promise<LiveRow[]> {
     const textRows = rows.filter((r) => running.has(r.pid) && r.procStart !== undefined && !TICKS_RE.test(r.procStart.trim()));
     const lstart = textRows.length > 0 ? await lstartTimes(textRows.map((r) => r.pid), running) : new Map<number, string>();
     const facts: ProcessFacts = { running, lstart, domain: localPidDomain() };
-    this.lastExists = new Map(rows.map((r) => [r.pid, running.has(r.pid)]));
     return rows.map((row) => ({ ...withLiveness(row, rowLiveness(row, facts)), startTicks: running.get(row.pid)?.startTicks }));
+  }
+
+  /**
+   * The liveness of the rows that changed, with no listing of /proc: each
+   * pid's stat read afresh. The other rows' liveness stands until the poll
+   * sees a death (anyGone) and the next wake reads every row. `removed`: the
+   * pids of rows gone from the registry, no longer watched.
+   */
+  async changedRows(rows: readonly RegistryRow[], removed: readonly number[] = []): Promise<LiveRow[]> {
+    // No listing this wake: `running` and `stat` answer from the kept stats, read afresh past STATE_RECHECK_MS.
+    this.lastListed = null;
+    let exists: Map<number, boolean> | null = null;
+    const note = (pid: number, value: boolean | undefined) => {
+      if (this.lastExists.get(pid) === value && (value !== undefined || !this.lastExists.has(pid))) return;
+      exists ??= new Map(this.lastExists);
+      if (value === undefined) exists.delete(pid);
+      else exists.set(pid, value);
+    };
+    for (const pid of removed) note(pid, undefined);
+    let live: LiveRow[];
+    if (rows.length > 0 && readProcStat(process.pid) === null) {
+      // No /proc: kill(pid, 0) and one ps call, as for a one-shot reader.
+      const facts = await processFacts(rows);
+      for (const r of rows) note(r.pid, facts.running.has(r.pid));
+      live = rows.map((row) => withLiveness(row, rowLiveness(row, facts)));
+    } else {
+      const t = this.now();
+      const running = new Map<number, ProcStat | null>();
+      for (const pid of new Set(rows.map((r) => r.pid))) {
+        const stat = readProcStat(pid);
+        if (stat === null) this.known.delete(pid);
+        else this.known.set(pid, { stat, checkedAt: t });
+        if (stat && !hasExited(stat)) running.set(pid, stat);
+        note(pid, running.has(pid));
+      }
+      live = await this.judge(rows, running);
+    }
+    // A new map only when a pid came, went or changed: the supervisor watches the last one it was given.
+    if (exists !== null) this.lastExists = exists;
+    return live;
   }
 
   /**

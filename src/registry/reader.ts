@@ -3,6 +3,7 @@
 import { lstatSync } from 'node:fs';
 import { dirTrustProblem, type DirProblem } from '../context';
 import { readRegularFile, UnsafeFileError } from '../fs-safe';
+import { listedPids } from '../proc';
 import { readdir } from '../fs-async';
 import { join } from 'node:path';
 import { MAX_KEPT_CHARS, RegistryRowSchema, type RegistryEntry, type RegistryRow } from './schema';
@@ -12,9 +13,11 @@ export const ROW_FILE_RE = /^\d+\.json$/;
 export const MAX_ROW_BYTES = 256 * 1024;
 export const RETRY_DELAY_MS = 15;
 /**
- * The rows a reader keeps, the newest (by mtime): Claude Code writes one per
- * live process and removes it on exit, so this is far more than any machine
- * holds; it bounds what a long-lived reader keeps (docs/budgets.md).
+ * The rows a reader keeps: Claude Code writes one per live process and
+ * removes it on exit, so this is far more than any machine holds; it bounds
+ * what a long-lived reader keeps (docs/hop.md#reading-the-registry). Over it,
+ * the rows of running processes are kept first, then the rows the caller
+ * asks for, then the newest (by mtime).
  */
 export const MAX_KEPT_ROWS = 1000;
 
@@ -41,12 +44,19 @@ function keptRow(row: RegistryRow): RegistryRow {
   return out as RegistryRow;
 }
 
-/** The newest MAX_KEPT_ROWS of the row files, by mtime (lstat), and how many were left out. */
-function newestRows(dir: string, names: readonly string[]): { names: string[]; overCap: number } {
+/**
+ * The MAX_KEPT_ROWS row files to read, and how many were left out: first
+ * those named by a running pid (a row file is named <pid>.json; the row's own
+ * pid is what liveness judges), then those in `wanted`, then the newest by
+ * mtime (lstat).
+ */
+function rowsToKeep(dir: string, names: readonly string[], wanted: ReadonlySet<string> = new Set()): { names: string[]; overCap: number } {
   if (names.length <= MAX_KEPT_ROWS) return { names: [...names], overCap: 0 };
-  const byAge = names.map((name) => ({ name, mtime: lstatSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }));
-  byAge.sort((a, b) => b.mtime - a.mtime || (a.name < b.name ? -1 : 1));
-  return { names: byAge.slice(0, MAX_KEPT_ROWS).map((x) => x.name).sort(), overCap: names.length - MAX_KEPT_ROWS };
+  const running = listedPids();
+  const rank = (name: string) => (running?.has(name.slice(0, -'.json'.length)) ? 2 : wanted.has(name) ? 1 : 0);
+  const ranked = names.map((name) => ({ name, rank: rank(name), mtime: lstatSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }));
+  ranked.sort((a, b) => b.rank - a.rank || b.mtime - a.mtime || (a.name < b.name ? -1 : 1));
+  return { names: ranked.slice(0, MAX_KEPT_ROWS).map((x) => x.name).sort(), overCap: names.length - MAX_KEPT_ROWS };
 }
 
 export interface RegistrySnapshot {
@@ -141,7 +151,7 @@ export async function readRegistry(dir: string, opts: ReadOptions = {}): Promise
     if (code === 'ENOENT') return { dir, readable: true, entries: [], malformed: 0 };
     return { dir, readable: false, error: `${dir}: ${(err as Error).message}`, entries: [], malformed: 0 };
   }
-  const { names: rowNames, overCap } = newestRows(dir, names.filter((n) => ROW_FILE_RE.test(n)).sort());
+  const { names: rowNames, overCap } = rowsToKeep(dir, names.filter((n) => ROW_FILE_RE.test(n)).sort());
   const results = await Promise.all(rowNames.map((n) => readRow(join(dir, n), opts)));
   const entries: RegistryEntry[] = [];
   let malformed = 0;
@@ -157,8 +167,22 @@ export async function readRegistry(dir: string, opts: ReadOptions = {}): Promise
  * unchanged is not opened again. The supervisor wakes on every registry
  * change, and one changed row should cost one read, not two hundred.
  */
+/** A row file that changed: what it held before and holds now (null: no valid row). */
+export interface RowChange {
+  file: string;
+  before: RegistryRow | null;
+  after: RegistryRow | null;
+}
+
 export class CachedRegistryReader {
   private files = new Map<string, { sig: string; read: RowRead }>();
+  /** Row files opened so far (the supervisor's stats: a wake for one changed row opens one). */
+  filesRead = 0;
+  /**
+   * The rows the last read found changed, or null when it looked at every
+   * file (a full read: anything may have changed).
+   */
+  lastChanges: RowChange[] | null = null;
 
   constructor(
     readonly dir: string,
@@ -176,9 +200,11 @@ export class CachedRegistryReader {
     if (untrusted) {
       this.files.clear();
       this.readable = false;
+      this.lastChanges = null;
       return untrusted;
     }
     if (changed !== null && this.readable) return this.readChanged(changed);
+    this.lastChanges = null;
     const { dir } = this;
     this.readable = false;
     let names: string[];
@@ -189,9 +215,9 @@ export class CachedRegistryReader {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { dir, readable: true, entries: [], malformed: 0 };
       return { dir, readable: false, error: `${dir}: ${(err as Error).message}`, entries: [], malformed: 0 };
     }
-    const newest = newestRows(dir, names.filter((n) => ROW_FILE_RE.test(n)).sort());
-    const rowNames = newest.names;
-    this.overCap = newest.overCap;
+    const kept = rowsToKeep(dir, names.filter((n) => ROW_FILE_RE.test(n)).sort(), this.wanted);
+    const rowNames = kept.names;
+    this.overCap = kept.overCap;
     const seen = new Set(rowNames);
     for (const name of [...this.files.keys()]) if (!seen.has(name)) this.files.delete(name);
     // lstatSync: two hundred stats in a row cost less than two hundred promises.
@@ -203,6 +229,7 @@ export class CachedRegistryReader {
         const sig = `${st.ino}:${st.size}:${st.mtimeMs}:${st.isFile()}`;
         const cached = this.files.get(name);
         if (cached && cached.sig === sig) return cached.read;
+        this.filesRead++;
         const read = await readRow(file, this.opts);
         // A torn row is read again next time, whatever its signature.
         if ('entry' in read) this.files.set(name, { sig, read });
@@ -212,35 +239,66 @@ export class CachedRegistryReader {
     );
     this.malformed = new Set(rowNames.filter((_, i) => 'malformed' in (results[i] as RowRead)));
     this.readable = true;
+    this.entries = this.collect();
     return this.snapshot();
   }
 
   private malformed = new Set<string>();
   private overCap = 0;
+  /** The row files the caller needs kept when over the cap (a task's owner, a chain's rows), by name. */
+  private wanted: ReadonlySet<string> = new Set();
+
+  /** Names the row files to keep first, after those of running processes, when there are more than MAX_KEPT_ROWS. */
+  keepFirst(files: ReadonlySet<string>): void {
+    this.wanted = files;
+  }
 
   private async readChanged(changed: ReadonlySet<string>): Promise<RegistrySnapshot> {
+    // Past the cap once these are added: choose the rows to keep from every file first, so none over it is read.
+    let adding = 0;
+    for (const name of changed) if (ROW_FILE_RE.test(name) && !this.files.has(name) && lstatSync(join(this.dir, name), { throwIfNoEntry: false })) adding++;
+    if (adding > 0 && this.files.size + adding > MAX_KEPT_ROWS) return this.read(null);
+    const changes: RowChange[] = [];
     for (const name of changed) {
       if (!ROW_FILE_RE.test(name)) continue;
       const file = join(this.dir, name);
       const st = lstatSync(file, { throwIfNoEntry: false });
+      const cached = this.files.get(name);
+      const sig = st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.isFile()}` : '';
+      // Read even when its signature is unchanged: two writes of one size within the clock's tick look alike.
+      const before = cached && 'entry' in cached.read ? cached.read.entry.row : null;
       this.files.delete(name);
       this.malformed.delete(name);
-      if (!st) continue;
-      const read = await readRow(file, this.opts);
-      if ('entry' in read) this.files.set(name, { sig: `${st.ino}:${st.size}:${st.mtimeMs}:${st.isFile()}`, read });
-      else if ('malformed' in read) this.malformed.add(name);
+      let after: RegistryRow | null = null;
+      if (st) {
+        this.filesRead++;
+        const read = await readRow(file, this.opts);
+        if ('entry' in read) {
+          this.files.set(name, { sig, read });
+          after = read.entry.row;
+        } else if ('malformed' in read) this.malformed.add(name);
+      }
+      if (before !== null || after !== null) changes.push({ file, before, after });
     }
-    // Past the cap: choose the newest rows again, from every file.
-    if (this.files.size > MAX_KEPT_ROWS) return this.read(null);
+    this.lastChanges = changes;
+    if (changes.length > 0 || this.entries === null) this.entries = this.collect();
     return this.snapshot();
   }
 
-  private snapshot(): RegistrySnapshot {
+  /** The entries of the last read, kept while no row changes (a wake for a job's state file reads no row). */
+  private entries: RegistryEntry[] | null = null;
+
+  private collect(): RegistryEntry[] {
     const entries: RegistryEntry[] = [];
     for (const name of [...this.files.keys()].sort()) {
       const r = this.files.get(name)?.read;
       if (r && 'entry' in r) entries.push(r.entry);
     }
+    return entries;
+  }
+
+  private snapshot(): RegistrySnapshot {
+    const entries = this.entries ?? this.collect();
     return { dir: this.dir, readable: true, entries, malformed: this.malformed.size, ...(this.overCap > 0 ? { overCap: this.overCap } : {}) };
   }
 }

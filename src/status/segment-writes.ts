@@ -22,6 +22,10 @@ export interface Rendered {
   windows?: WindowValues;
   /** Messages for the clients attached to a session. */
   toasts: { session: string; text: string }[];
+  /** The sessions whose segments this render computed again (absent: all of them). */
+  recomputed?: number;
+  /** The registry row files this render opened. */
+  rowsRead?: number;
 }
 
 /** What changed since the last render, as far as the supervisor knows. */
@@ -30,6 +34,10 @@ export interface RenderHint {
   registryOnly: boolean;
   /** Registry file names the watch reported; null: look at every file. */
   registryChanged: ReadonlySet<string> | null;
+  /** Jobs whose state files the watch or the poll saw change. */
+  jobsChanged?: ReadonlySet<string>;
+  /** The pane proof is due to look at /proc again (an agent still to be proven, a stamp settling). */
+  recheck?: boolean;
 }
 
 /** Computes what every session should show from one tmux snapshot (reads files, starts no process). */

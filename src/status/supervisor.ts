@@ -3,8 +3,10 @@
 // so drawing the status line starts no process. What wakes it is in wakes.ts
 // (file watches, session hooks, a slow poll) plus SIGUSR2 from stamp, spawn
 // and takeover; each wake is one tmux read (none when only the registry
-// changed), the verdicts and hops computed in memory by the render, and the
-// changed options written in one tmux call (segment-writes.ts).
+// changed), the verdicts and hops computed in memory by the render (for a
+// changed row, only the sessions it touches: docs/status.md#incremental-wakes),
+// and the changed options written in one tmux call (segment-writes.ts). A
+// burst coalesces into a few ticks a second (docs/status.md#coalescing).
 import { join } from 'node:path';
 import { unlink, writeFile } from '../fs-async';
 import { runDir } from '../context';
@@ -19,6 +21,26 @@ import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
 import { applyToSnapshot, diffSegments, diffWindows, toastsForClients, type Render, type WindowValues } from './segment-writes';
 import { acquirePidFile, releasePidFile } from './supervisor-lock';
 import { installWakeHooks, removeWakeHooks, Wakes } from './wakes';
+
+/** The pause between a wake and its tick: the several events of one write arrive together. */
+export const DEBOUNCE_MS = 30;
+/**
+ * Wake requests in one second (those at least DEBOUNCE_MS apart: the events
+ * of one write count once) up to which each wake gets its own tick,
+ * DEBOUNCE_MS later; above, ticks start at least COALESCE_MS apart, each
+ * carrying every change since the last (docs/status.md#coalescing). An agent
+ * changes its row a few times a second at most: a change after a quiet moment
+ * shows at once, while a busy fleet costs two writes a second, not one per change.
+ */
+export const BUSY_WAKES = 6;
+export const COALESCE_MS = 500;
+
+/** How long from `now` until the next tick may start, given the recent wake requests and when the last tick started. */
+export function tickDelay(now: number, wakes: readonly number[], lastTickAt: number): number {
+  const recent = wakes.filter((t) => t > now - 1000).length;
+  if (recent <= BUSY_WAKES) return DEBOUNCE_MS;
+  return Math.max(DEBOUNCE_MS, lastTickAt + COALESCE_MS - now);
+}
 
 export interface SupervisorConfig {
   tmux: Tmux;
@@ -47,8 +69,16 @@ export class Supervisor {
   private readonly pidFile: string;
   private readonly nudgeFile: string;
   private readonly wakes: Wakes;
-  /** Ticks and tmux writes, for tests and the bench. */
-  readonly stats = { ticks: 0, reads: 0, writes: 0 };
+  /**
+   * The work done since the start, as counts (tests, the debug log): wake
+   * requests, ticks (renders), ticks held back to coalesce a burst, tmux
+   * reads, registry row files opened, sessions whose segments were computed,
+   * options written and tmux write calls (docs/status.md#incremental-wakes).
+   */
+  readonly stats = { wakes: 0, ticks: 0, coalesced: 0, reads: 0, rowsRead: 0, sessions: 0, options: 0, writes: 0 };
+  /** When the wake requests of the last second came (DEBOUNCE_MS apart at least), oldest first. */
+  private readonly wakeTimes: number[] = [];
+  private lastTickAt = 0;
   /** The last tmux snapshot, with the values this supervisor has written since. */
   private last: TmuxSnapshot | null = null;
   private tmuxDirty = true;
@@ -114,14 +144,21 @@ export class Supervisor {
 
   private onNudge = () => this.schedule(true);
 
+  /** No tick runs and none is due: every change reported so far has been written. */
+  get idle(): boolean {
+    return !this.running && this.debounce === null && !this.dirty;
+  }
+
   /** Asks for a wake that reads tmux again (after the supervisor itself changed a session, e.g. a stamp). */
   wake(): void {
     this.schedule(true);
   }
   /** Asks for a wake that reuses the last tmux snapshot (the pane proof looks again at /proc; nothing in tmux changed). */
   recheck(): void {
+    this.recheckDue = true;
     this.schedule(false);
   }
+  private recheckDue = false;
   private onStop = () => this.stop(0, 'stopped by signal');
 
   private alivePids: number[] = [];
@@ -165,11 +202,24 @@ export class Supervisor {
   private schedule(tmuxToo = false): void {
     if (this.stopped) return;
     if (tmuxToo) this.tmuxDirty = true;
-    if (this.debounce) return;
+    this.stats.wakes++;
+    const now = Date.now();
+    const last = this.wakeTimes[this.wakeTimes.length - 1];
+    if (last === undefined || now - last >= DEBOUNCE_MS) this.wakeTimes.push(now);
+    this.arm();
+  }
+
+  /** Sets the tick's timer: soon, or under load no sooner than COALESCE_MS after the last tick began. */
+  private arm(): void {
+    if (this.debounce || this.stopped) return;
+    const now = Date.now();
+    while ((this.wakeTimes[0] ?? now) <= now - 1000) this.wakeTimes.shift();
+    const delay = tickDelay(now, this.wakeTimes, this.lastTickAt);
+    if (delay > DEBOUNCE_MS) this.stats.coalesced++;
     this.debounce = setTimeout(() => {
       this.debounce = null;
       void this.tick();
-    }, 30);
+    }, delay);
   }
 
   /** The last `tick failed` line logged, until a tick succeeds. */
@@ -181,6 +231,7 @@ export class Supervisor {
       return;
     }
     this.running = true;
+    this.lastTickAt = Date.now();
     try {
       this.stats.ticks++;
       let snapshot = this.last;
@@ -190,7 +241,12 @@ export class Supervisor {
         snapshot = await this.read();
       }
       const registryChanged = this.wakes.takeRegistryChanged();
-      const rendered = await this.cfg.render(snapshot, { registryOnly, registryChanged });
+      const recheck = this.recheckDue;
+      this.recheckDue = false;
+      const rendered = await this.cfg.render(snapshot, { registryOnly, registryChanged, jobsChanged: this.wakes.takeJobsChanged(), recheck });
+      const computed = rendered.recomputed ?? snapshot.sessions.length;
+      this.stats.sessions += computed;
+      this.stats.rowsRead += rendered.rowsRead ?? 0;
       // Toasts name clients: a cached client list may be stale, so read tmux afresh.
       if (rendered.toasts.length > 0 && snapshot === this.last) snapshot = await this.read();
       const windows = rendered.windows ?? new Map();
@@ -198,7 +254,12 @@ export class Supervisor {
       const toasts = toastsForClients(snapshot, rendered.toasts);
       const applied = await applyChanges(this.cfg.tmux, changes, toasts);
       this.stats.writes += applied.calls;
-      if (this.debug) this.log(`tick ${this.stats.ticks}: ${this.stats.reads} reads, ${changes.length} changes, ${toasts.length} toasts, ${applied.calls} calls`);
+      this.stats.options += changes.length;
+      if (this.debug) {
+        const m = process.memoryUsage();
+        const mb = (n: number) => (n / 1048576).toFixed(1);
+        this.log(`tick ${this.stats.ticks}: ${rendered.rowsRead ?? 0} rows read, ${computed} sessions computed, ${changes.length} options, ${toasts.length} toasts, ${applied.calls} calls (${this.stats.reads} tmux reads in all); heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB, rss ${mb(m.rss)} MB`);
+      }
       this.lastFailure = '';
       if (applied.failed.length > 0) {
         // A session closed meanwhile, most likely: the others landed; read tmux afresh next time.
@@ -212,6 +273,7 @@ export class Supervisor {
       }
     } catch (err) {
       this.last = null;
+      this.wakes.forgetChanges();
       if (!this.serverAlive()) {
         this.stop(0, 'tmux server went away');
         return;
@@ -226,7 +288,7 @@ export class Supervisor {
     }
     if (this.dirty) {
       this.dirty = false;
-      this.schedule();
+      this.arm();
     }
   }
 

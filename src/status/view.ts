@@ -2,12 +2,15 @@
 // with verdict, liveness, hop and agent state. Computed in memory from one
 // tmux snapshot, the task files and the registry. The supervisor, `tasks` and
 // the dashboard all use it, so they never disagree.
+import { basename } from 'node:path';
 import { judgeFromSnapshot, type Decision } from '../ownership/judge';
 import { LivenessReader, liveRows, mostAlive, recordedLiveness, type Liveness, type LiveRow, type RecordedProcess } from '../registry/liveness';
 import { agentProcessLiveness, parseAgentProcess, type AgentProcess } from '../agents/agent-process';
 import { isAgentKind, type AgentKind } from '../agents/kind';
-import { CachedRegistryReader, readRegistry, type RegistrySnapshot } from '../registry/reader';
+import { CachedRegistryReader, readRegistry, type RegistrySnapshot, type RowChange } from '../registry/reader';
+import type { RegistryRow } from '../registry/schema';
 import { HopTracker, type HopEvent, type SessionHop } from '../registry/hop';
+import { follow } from '../registry/follow';
 import { attachJobStates, CachedJobStates, jobsDirOf, rowJobIds, withJobStates } from '../registry/jobs';
 import { errorMessage, FleetError } from '../errors';
 import type { Tmux } from '../tmux/client';
@@ -54,10 +57,37 @@ export async function loadFleetData(home: string, registry: string): Promise<Fle
   return { tasks, registry: reg, rows, recorded: await recordedDrivers(tasks, rows) };
 }
 
+/** A load of the long-lived reader: the data, and what changed since its last load. */
+export interface FleetLoad extends FleetData {
+  /**
+   * The session and job ids whose rows or job states changed since the last
+   * load; null when anything may have changed (the tasks, tmux, a death, a
+   * full read of the registry).
+   */
+  touched: ReadonlySet<string> | null;
+  /** With `touched`: the rows that changed, as they were (those gone or replaced) and as they are now. */
+  changed?: { before: readonly RegistryRow[]; after: readonly LiveRow[] };
+}
+
+/** The ids a row is looked up by: its session id, its job, the job it parks on. */
+function rowKeys(row: RegistryRow, into: Set<string>): void {
+  into.add(row.sessionId);
+  if (row.jobId) into.add(row.jobId);
+  if (row.parkedJobId) into.add(row.parkedJobId);
+}
+
 /** The same for a long-lived reader (the supervisor): unchanged files are not read again, start times are kept. */
 export class CachedFleetData {
   private readonly tasks: CachedTaskLister;
   private readonly registry: CachedRegistryReader;
+  private readonly jobs: CachedJobStates;
+  private lastTasks: TaskEntry[] | null = null;
+  /** The last load, and its rows by file, for a load that reads only what changed. */
+  private last: FleetData | null = null;
+  private rowByFile = new Map<string, LiveRow>();
+  /** The session ids and jobs the tasks' recorded Drivers are judged by. */
+  private recordedKeys = new Set<string>();
+
   constructor(
     home: string,
     registry: string,
@@ -68,25 +98,105 @@ export class CachedFleetData {
     this.jobs = new CachedJobStates(jobsDirOf(registry));
   }
 
-  private readonly jobs: CachedJobStates;
-
-  private lastTasks: TaskEntry[] | null = null;
+  /** Registry row files opened so far. */
+  get rowsRead(): number {
+    return this.registry.filesRead;
+  }
 
   /**
-   * `tasksToo` false: only the registry changed; the task list of the last load is kept.
+   * `tasksToo` false: only the registry (or a job's state file) changed; the
+   * task list of the last load is kept, and only the rows that changed are
+   * judged again (docs/status.md#incremental-wakes).
    * `registryChanged`: the registry files to look at again (null: all of them).
+   * `jobsChanged`: the jobs whose state files to read again.
    */
-  async load(tasksToo = true, registryChanged: ReadonlySet<string> | null = null): Promise<FleetData> {
+  async load(tasksToo = true, registryChanged: ReadonlySet<string> | null = null, jobsChanged: ReadonlySet<string> = new Set()): Promise<FleetLoad> {
     const [tasks, reg] = await Promise.all([
       tasksToo || this.lastTasks === null ? this.tasks.list() : Promise.resolve(this.lastTasks),
       this.registry.read(registryChanged),
     ]);
     this.lastTasks = tasks;
+    const changes = this.registry.lastChanges;
+    const last = this.last;
+    if (!tasksToo && changes !== null && last !== null && last.tasks === tasks && reg.readable && last.registry.readable) {
+      return this.loadChanged(last, reg, changes, jobsChanged);
+    }
     const live = await this.liveness.liveRows(reg);
-    // Each job's state file is looked at on every load (one lstat when unchanged): a wait can change without its row changing.
+    // Each job's state file is looked at on a full load (one lstat when unchanged): a wait can change without its row changing.
     const rows = withJobStates(live, this.jobs.read(rowJobIds(live)));
-    return { tasks, registry: reg, rows, pidsExist: this.liveness.lastExists, recorded: await recordedDrivers(tasks, rows) };
+    const recorded = await recordedDrivers(tasks, rows);
+    this.rowByFile = new Map(reg.entries.map((e, i) => [e.file, rows[i] as LiveRow]));
+    this.recordedKeys = recordedKeysOf(tasks);
+    this.registry.keepFirst(neededFiles(reg.entries, this.recordedKeys));
+    this.last = { tasks, registry: reg, rows, pidsExist: this.liveness.lastExists, recorded };
+    return { ...this.last, touched: null };
   }
+
+  private async loadChanged(last: FleetData, reg: RegistrySnapshot, changes: readonly RowChange[], jobsChanged: ReadonlySet<string>): Promise<FleetLoad> {
+    const touched = new Set<string>();
+    const fresh: RegistryRow[] = [];
+    const removed: number[] = [];
+    for (const c of changes) {
+      if (c.before) rowKeys(c.before, touched);
+      if (c.after) {
+        rowKeys(c.after, touched);
+        fresh.push(c.after);
+      } else if (c.before) removed.push(c.before.pid);
+    }
+    for (const id of jobsChanged) touched.add(id);
+    const judged = await this.liveness.changedRows(fresh, removed.filter((pid) => !fresh.some((r) => r.pid === pid)));
+    const states = this.jobs.readSome(new Set([...jobsChanged, ...rowJobIds(judged)]));
+    const withJob = (r: LiveRow): LiveRow => {
+      const job = r.row.jobId ? states.get(r.row.jobId) : undefined;
+      if (job) return { ...r, job };
+      if (r.job === undefined) return r;
+      const { job: _gone, ...rest } = r;
+      return rest;
+    };
+    let i = 0;
+    const after: LiveRow[] = [];
+    for (const c of changes) {
+      if (c.after) {
+        const r = withJob(judged[i++] as LiveRow);
+        this.rowByFile.set(c.file, r);
+        after.push(r);
+      } else this.rowByFile.delete(c.file);
+    }
+    if (jobsChanged.size > 0) {
+      for (const [file, r] of this.rowByFile) if (r.row.jobId && jobsChanged.has(r.row.jobId)) this.rowByFile.set(file, withJob(r));
+    }
+    const rows = changes.length === 0 && jobsChanged.size === 0 ? last.rows : reg.entries.map((e) => this.rowByFile.get(e.file) as LiveRow);
+    // The recorded Drivers are judged again only when a row of theirs changed (a death brings a full load).
+    const recordedTouched = [...touched].some((k) => this.recordedKeys.has(k));
+    const recorded = recordedTouched ? await recordedDrivers(last.tasks, rows) : last.recorded;
+    this.last = { tasks: last.tasks, registry: reg, rows, pidsExist: this.liveness.lastExists, recorded };
+    const before = changes.flatMap((c) => (c.before ? [c.before] : []));
+    return { ...this.last, touched, changed: { before, after } };
+  }
+}
+
+/**
+ * The row files that a task or a chain needs, by name, for the reader to keep
+ * first when over its cap (docs/hop.md#reading-the-registry): the rows of the
+ * tasks' owners and their jobs, and of the jobs rows park on.
+ */
+function neededFiles(entries: readonly { file: string; row: RegistryRow }[], taskKeys: ReadonlySet<string>): Set<string> {
+  const keys = new Set(taskKeys);
+  for (const e of entries) if (e.row.parkedJobId) keys.add(e.row.parkedJobId);
+  const files = new Set<string>();
+  for (const e of entries) if (keys.has(e.row.sessionId) || (e.row.jobId && keys.has(e.row.jobId))) files.add(basename(e.file));
+  return files;
+}
+
+/** The ids the recorded Drivers' liveness reads rows by: their owners and parked jobs. */
+function recordedKeysOf(tasks: readonly TaskEntry[]): Set<string> {
+  const keys = new Set<string>();
+  for (const t of tasks) {
+    const owner = t.task ? ownerSid(t.task) : '';
+    if (owner) keys.add(owner);
+    if (t.task?.driverJobId) keys.add(t.task.driverJobId);
+  }
+  return keys;
 }
 
 export interface SessionView {
@@ -137,10 +247,6 @@ function taskBySlug(tasks: readonly TaskEntry[]): Map<string, TaskEntry> {
 }
 
 /**
- * Computes the whole view. The tracker keeps the previous chain ends, so a
- * change of chain end (a park, or the work coming back) comes out as an event.
- */
-/**
  * The liveness of the agent process each stamp recorded (@fleet-stamp-agent),
  * by session id: the most alive of the sessions that carry it.
  */
@@ -175,8 +281,19 @@ function agentKindOf(s: Pick<SessionSnap, 'name' | 'agentProc'>, kinds?: Readonl
   return kinds?.get(s.name)?.kind ?? null;
 }
 
-export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker: HopTracker, proof: SessionProof = { agentGone: new Set() }): FleetView {
-  const agentGone = proof.agentGone;
+/** What a view's sessions and tasks are computed from: one snapshot, the data, the proof. */
+interface ViewInputs {
+  snapshot: TmuxSnapshot;
+  sessionByName: ReadonlyMap<string, SessionSnap>;
+  byStamp: ReadonlyMap<string, SessionSnap>;
+  /** The task each stamp drives (e.g. after a takeover from another session). */
+  drivenBy: ReadonlyMap<string, string>;
+  bySlug: ReadonlyMap<string, TaskEntry>;
+  judge(slug: string, asker: string): Decision;
+  proof: SessionProof;
+}
+
+function viewInputs(snap: TmuxSnapshot | null, data: FleetData, proof: SessionProof): ViewInputs {
   // No snapshot: tmux could not be read, so pending verdicts are 5 (cannot tell), never guesses.
   const nonceStamps = snap ? new Map<string, NonceStamp>(snap.sessions.map((s) => [s.name, { nonce: s.nonce, stamp: s.stamp }])) : null;
   const snapshot: TmuxSnapshot = snap ?? { sessions: [], clients: [], panes: [], config: {} };
@@ -195,63 +312,163 @@ export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker:
       stampProcesses,
     });
   };
-  const update = tracker.update(
-    snapshot.sessions.filter((s) => s.stamp !== '').map((s) => [s.name, s.stamp] as const),
-    data.rows,
-  );
-
-  // A stamp that drives a task (e.g. after a takeover from another session) binds that session to it.
   const drivenBy = new Map<string, string>();
   for (const t of [...data.tasks].sort((a, b) => (a.task?.updatedAt ?? '').localeCompare(b.task?.updatedAt ?? ''))) {
     const owner = t.task ? ownerSid(t.task) : '';
     if (owner) drivenBy.set(owner, t.slug);
   }
-
-  const sessions: SessionView[] = [];
-  for (const s of snapshot.sessions) {
-    const slug = s.task || drivenBy.get(s.stamp) || null;
-    if (!slug && !s.stamp) continue;
-    sessions.push({
-      session: s.name,
-      stamp: s.stamp,
-      slug,
-      decision: slug ? judge(slug, s.stamp) : null,
-      hop: update.sessions.get(s.name),
-      created: Number(s.created) || 0,
-      attached: s.attached !== '' && s.attached !== '0',
-      agentGone: agentGone.has(s.name),
-      agent: agentKindOf(s, proof.kinds),
-      unprovable: proof.unprovable?.get(s.name) ?? null,
-    });
-  }
-
   const byStamp = new Map<string, SessionSnap>();
   for (const s of snapshot.sessions) if (s.stamp) byStamp.set(s.stamp, s);
-  const tasks: TaskView[] = data.tasks.map((entry) => {
-    const task = entry.task ?? null;
-    const owner = task ? ownerSid(task) : '';
-    let session: string | null = null;
-    if (owner) session = byStamp.get(owner)?.name ?? null;
-    else if (task?.driverPane && snapshot.sessions.some((s) => s.name === task.driverPane)) session = task.driverPane;
-    const asker = session ? (snapshot.sessions.find((s) => s.name === session)?.stamp ?? '') : '';
-    return {
-      slug: entry.slug,
-      task,
-      error: entry.error ? entry.error.message : null,
-      owner,
-      decision: judge(entry.slug, asker),
-      session,
-      hop: session ? update.sessions.get(session) : undefined,
-      updatedAt: task?.updatedAt ?? null,
-      agent: isAgentKind(task?.driverAgent) ? task.driverAgent : (sessions.find((s) => s.session === session)?.agent ?? null),
-    };
-  });
+  return { snapshot, sessionByName: new Map(snapshot.sessions.map((s) => [s.name, s])), byStamp, drivenBy, bySlug, judge, proof };
+}
+
+/** The task a session shows: the one bound to it (@fleet-task), else the one its stamp drives. */
+function slugOf(s: SessionSnap, v: ViewInputs): string | null {
+  return s.task || v.drivenBy.get(s.stamp) || null;
+}
+
+/** A session's view, or null for a session neither stamped nor bound to a task. */
+function sessionView(s: SessionSnap, v: ViewInputs, hops: ReadonlyMap<string, SessionHop>): SessionView | null {
+  const slug = slugOf(s, v);
+  if (!slug && !s.stamp) return null;
+  return {
+    session: s.name,
+    stamp: s.stamp,
+    slug,
+    decision: slug ? v.judge(slug, s.stamp) : null,
+    hop: hops.get(s.name),
+    created: Number(s.created) || 0,
+    attached: s.attached !== '' && s.attached !== '0',
+    agentGone: v.proof.agentGone.has(s.name),
+    agent: agentKindOf(s, v.proof.kinds),
+    unprovable: v.proof.unprovable?.get(s.name) ?? null,
+  };
+}
+
+/** The session now driving a task: its owner's stamped session, or its driverPane while pending. */
+function taskSession(task: Task | null, v: ViewInputs): string | null {
+  const owner = task ? ownerSid(task) : '';
+  if (owner) return v.byStamp.get(owner)?.name ?? null;
+  return task?.driverPane && v.sessionByName.has(task.driverPane) ? task.driverPane : null;
+}
+
+function taskView(entry: TaskEntry, v: ViewInputs, hops: ReadonlyMap<string, SessionHop>, agentOf: (session: string) => AgentKind | null): TaskView {
+  const task = entry.task ?? null;
+  const session = taskSession(task, v);
+  const asker = session ? (v.sessionByName.get(session)?.stamp ?? '') : '';
+  return {
+    slug: entry.slug,
+    task,
+    error: entry.error ? entry.error.message : null,
+    owner: task ? ownerSid(task) : '',
+    decision: v.judge(entry.slug, asker),
+    session,
+    hop: session ? hops.get(session) : undefined,
+    updatedAt: task?.updatedAt ?? null,
+    agent: isAgentKind(task?.driverAgent) ? task.driverAgent : session ? agentOf(session) : null,
+  };
+}
+
+const stampsOfSnapshot = (snapshot: TmuxSnapshot) => snapshot.sessions.filter((s) => s.stamp !== '').map((s) => [s.name, s.stamp] as const);
+
+/**
+ * Computes the whole view. The tracker keeps the previous chain ends, so a
+ * change of chain end (a park, or the work coming back) comes out as an event.
+ */
+export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker: HopTracker, proof: SessionProof = { agentGone: new Set() }): FleetView {
+  const v = viewInputs(snap, data, proof);
+  const update = tracker.update(stampsOfSnapshot(v.snapshot), data.rows);
+  const sessions: SessionView[] = [];
+  for (const s of v.snapshot.sessions) {
+    const view = sessionView(s, v, update.sessions);
+    if (view) sessions.push(view);
+  }
+  const agentBySession = new Map(sessions.map((s) => [s.session, s.agent]));
+  const tasks = data.tasks.map((entry) => taskView(entry, v, update.sessions, (name) => agentBySession.get(name) ?? null));
   return {
     sessions,
     tasks,
     events: update.events,
     tmuxError: null,
     registry: { dir: data.registry.dir, readable: data.registry.readable, rows: data.rows.length, malformed: data.registry.malformed },
+  };
+}
+
+/**
+ * The session and job ids whose rows decide what a session id shows: the id
+ * itself and every link of its Follow chain (a row of any of them changing
+ * can change its hop, its agent state or its liveness).
+ */
+export function chainKeys(sid: string, rows: readonly LiveRow[]): string[] {
+  const keys = [sid];
+  for (const link of follow(rows, sid).chain) {
+    keys.push(link.sessionId);
+    if (link.jobId) keys.push(link.jobId);
+    if (link.parkedJobId) keys.push(link.parkedJobId);
+  }
+  return keys;
+}
+
+/** What an incremental view was asked to recompute, and what it did (tests, the supervisor's stats). */
+export interface ViewUpdate {
+  view: FleetView;
+  /** The sessions whose views were computed again. */
+  sessions: ReadonlySet<string>;
+}
+
+/**
+ * The view after a change of registry rows or job states alone, with the
+ * same tmux snapshot and task files as `prev`
+ * (docs/status.md#incremental-wakes): only the sessions and tasks whose
+ * session ids, or whose chains' ids, are in `touched` are computed again;
+ * the others keep their views. `keys(sid)` gives the ids a session id's view
+ * was computed from (chainKeys, as of `prev`); `goneChanged`: the sessions
+ * whose stamped agent was found gone, or back, by this wake's proof.
+ */
+export function updateView(
+  prev: FleetView,
+  snap: TmuxSnapshot,
+  data: FleetData,
+  tracker: HopTracker,
+  proof: SessionProof,
+  touched: ReadonlySet<string>,
+  keys: (sid: string) => readonly string[],
+  goneChanged: ReadonlySet<string> = new Set(),
+): ViewUpdate {
+  const v = viewInputs(snap, data, proof);
+  const hit = (sid: string) => sid !== '' && (touched.has(sid) || keys(sid).some((k) => touched.has(k)));
+  const ownerOf = (slug: string | null) => {
+    const task = slug ? v.bySlug.get(slug)?.task : null;
+    return task ? ownerSid(task) : '';
+  };
+  const redo = new Set<string>();
+  for (const s of v.snapshot.sessions) {
+    if (goneChanged.has(s.name) || hit(s.stamp) || hit(ownerOf(slugOf(s, v)))) redo.add(s.name);
+  }
+  const update = tracker.updateSome(
+    stampsOfSnapshot(v.snapshot).filter(([name]) => redo.has(name)),
+    data.rows,
+  );
+  const sessions = prev.sessions.map((old) => {
+    if (!redo.has(old.session)) return old;
+    const s = v.sessionByName.get(old.session);
+    return (s && sessionView(s, v, update.sessions)) || old;
+  });
+  const agentBySession = new Map(sessions.map((s) => [s.session, s.agent]));
+  // The same task files as prev's (the caller's precondition): index-aligned.
+  const tasks = prev.tasks.map((old, i) => {
+    if (!hit(old.owner) && !(old.session !== null && redo.has(old.session))) return old;
+    return taskView(data.tasks[i] as TaskEntry, v, update.sessions, (name) => agentBySession.get(name) ?? null);
+  });
+  return {
+    view: {
+      sessions,
+      tasks,
+      events: update.events,
+      tmuxError: null,
+      registry: { dir: data.registry.dir, readable: data.registry.readable, rows: data.rows.length, malformed: data.registry.malformed },
+    },
+    sessions: redo,
   };
 }
 

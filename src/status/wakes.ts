@@ -72,6 +72,8 @@ export class Wakes {
   private sigs: Record<string, string> = {};
   /** Registry files reported changed since taken; null: unknown, read them all. */
   private registryChanged: Set<string> | null = null;
+  /** Jobs whose state file changed since taken. */
+  private jobsChanged = new Set<string>();
 
   constructor(
     private readonly cfg: WakeConfig,
@@ -114,6 +116,7 @@ export class Wakes {
     for (const id of keep) {
       if (this.jobWatchers.has(id)) continue;
       this.jobWatchers.set(id, { watcher: this.watchJob(id), sig: stateFileSignature(this.jobsDir, id) });
+      this.jobsChanged.add(id);
       added = true;
     }
     if (added && this.timer !== null) this.on.wake(false);
@@ -131,6 +134,7 @@ export class Wakes {
         if (name && !String(name).startsWith(JOB_STATE_FILE)) return;
         const j = this.jobWatchers.get(id);
         if (j) j.sig = stateFileSignature(this.jobsDir, id);
+        this.jobsChanged.add(id);
         this.on.wake(false);
       });
       w.on('error', () => undefined);
@@ -139,6 +143,18 @@ export class Wakes {
       // No directory yet: the poll tries again.
       return null;
     }
+  }
+
+  /** Nothing reported is trusted any more (a wake failed after taking them): the next wake reads every row. */
+  forgetChanges(): void {
+    this.registryChanged = null;
+  }
+
+  /** The jobs whose state files changed since the last call, and starts a new set. */
+  takeJobsChanged(): ReadonlySet<string> {
+    const changed = this.jobsChanged;
+    this.jobsChanged = new Set();
+    return changed;
   }
 
   /** The registry file names reported since the last call (null: read every file), and starts a new set. */
@@ -264,9 +280,13 @@ export class Wakes {
       const sig = stateFileSignature(this.jobsDir, id);
       if (sig !== j.sig) {
         j.sig = sig;
+        this.jobsChanged.add(id);
         changed = true;
       }
     }
-    if (changed || this.on.deathSeen()) this.on.wake(tasksChanged);
+    // A death changes liveness without a file: the next wake judges every row again.
+    const died = this.on.deathSeen();
+    if (died) this.registryChanged = null;
+    if (changed || died) this.on.wake(tasksChanged);
   }
 }

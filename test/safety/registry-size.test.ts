@@ -66,6 +66,40 @@ describe('what a reader keeps of a row', () => {
   });
 });
 
+describe('over the cap, the rows that matter are kept first', () => {
+  it('the rows of running processes, then the rows asked for, then the newest; a changed row past the cap chooses again', async () => {
+    const extra = 20;
+    const now = Date.now() / 1000;
+    const write = async (pid: number, age: number) => {
+      const file = join(fe.registry, `${pid}.json`);
+      await writeFile(file, JSON.stringify({ pid, sessionId: `${SID}-${pid}` }));
+      await utimes(file, now - age, now - age);
+    };
+    // The two oldest rows: one of a running process (this one), one a task needs.
+    await write(process.pid, 50_000);
+    await write(4_099_999, 40_000);
+    for (let i = 0; i < MAX_KEPT_ROWS + extra - 2; i++) await write(4_100_000 + i, 10_000 - i);
+    const reader = new CachedRegistryReader(fe.registry);
+    reader.keepFirst(new Set(['4099999.json']));
+    const snap = await reader.read();
+    const pids = new Set(snap.entries.map((e) => e.row.pid));
+    expect(snap.entries).toHaveLength(MAX_KEPT_ROWS);
+    expect(snap.overCap).toBe(extra);
+    expect(pids.has(process.pid)).toBe(true);
+    expect(pids.has(4_099_999)).toBe(true);
+    // The newest kept, the oldest of the rest left out.
+    expect(pids.has(4_100_000 + MAX_KEPT_ROWS + extra - 3)).toBe(true);
+    expect(pids.has(4_100_000)).toBe(false);
+    // A row left out is rewritten (now the newest): the reader chooses again and keeps it, without reading past the cap.
+    const read = reader.filesRead;
+    await write(4_100_000, 0);
+    const again = await reader.read(new Set(['4100000.json']));
+    expect(again.entries).toHaveLength(MAX_KEPT_ROWS);
+    expect(again.entries.some((e) => e.row.pid === 4_100_000)).toBe(true);
+    expect(reader.filesRead - read).toBe(1);
+  });
+});
+
 describe('the supervisor with 400 rows of 255 KiB', () => {
   let server: TestServer;
   let sup: ChildProcess | undefined;
