@@ -65,11 +65,10 @@ function openError(file: string, err: unknown): UnsafeFileError | unknown {
 }
 
 /**
- * The bytes of a regular file, at most maxBytes. Throws UnsafeFileError
- * (code ENOENT when it does not exist).
- * Synchronous: these files are small, and the open cannot block.
+ * Opens a file for reading without following a link or waiting on a FIFO, and
+ * checks it is a regular file (closed again when it is not). Throws UnsafeFileError.
  */
-export function readRegularFileBytes(file: string, maxBytes: number): Buffer {
+function openRegularFile(file: string): { fd: number; st: Stats } {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -79,6 +78,21 @@ export function readRegularFileBytes(file: string, maxBytes: number): Buffer {
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new UnsafeFileError(file, 'ENOTREG', `is ${fileKind(st)}, not a regular file (not read)`);
+    return { fd, st };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+/**
+ * The bytes of a regular file, at most maxBytes. Throws UnsafeFileError
+ * (code ENOENT when it does not exist).
+ * Synchronous: these files are small, and the open cannot block.
+ */
+export function readRegularFileBytes(file: string, maxBytes: number): Buffer {
+  const { fd, st } = openRegularFile(file);
+  try {
     if (st.size > maxBytes) throw new UnsafeFileError(file, 'EFBIG', `is larger than ${formatBytes(maxBytes)} (not read)`);
     const bytes = readCapped(fd, maxBytes, st.size);
     // It grew past the cap while being read.
@@ -95,15 +109,8 @@ export function readRegularFileBytes(file: string, maxBytes: number): Buffer {
  * tells whether its start was left out. For logs that only grow (a transcript).
  */
 export function readRegularFileTail(file: string, maxBytes: number): { bytes: Buffer; cut: boolean } {
-  let fd: number;
+  const { fd, st } = openRegularFile(file);
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (err) {
-    throw openError(file, err);
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new UnsafeFileError(file, 'ENOTREG', `is ${fileKind(st)}, not a regular file (not read)`);
     const start = Math.max(0, st.size - maxBytes);
     const buf = Buffer.allocUnsafe(Math.min(st.size, maxBytes));
     let total = 0;

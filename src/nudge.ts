@@ -2,10 +2,10 @@
 // named by the server's socket path) and the nudge that asks it to re-render
 // now. A leaf module: spawn, stamp, takeover and sweep nudge without knowing
 // the supervisor (docs/status.md#the-supervisor). Nothing here starts a process.
-import { readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { readRegularFile } from './fs-safe';
 import { join } from 'node:path';
-import { runDir, type SocketChoice } from './context';
+import { runDir } from './context';
 import { pidExists, procStartTicks } from './proc';
 
 const PID_PREFIX = 'supervisor-';
@@ -45,36 +45,6 @@ export function livePidFromFile(file: string): number | null {
 /** The pid of the live supervisor of a server, or null. */
 export function runningSupervisor(home: string, socketPath: string): number | null {
   return livePidFromFile(supervisorPidFile(home, socketPath));
-}
-
-/** Socket path of the server this process runs in, from $TMUX ("<socket>,<pid>,<session>"). */
-export function socketPathFromTmuxEnv(env: NodeJS.ProcessEnv = process.env): string | null {
-  const t = env.TMUX;
-  if (!t) return null;
-  const i = t.lastIndexOf(',', t.lastIndexOf(',') - 1);
-  return i > 0 ? t.slice(0, i) : null;
-}
-
-/**
- * The socket path of the server a socket choice reaches, worked out as tmux
- * does and without running it: -S as given; -L <label> (or no choice outside
- * tmux: "default") in the real path of $TMUX_TMPDIR (else /tmp)/tmux-<uid>;
- * no choice inside tmux: the socket of $TMUX. Null when it cannot be known.
- * Only used to find a supervisor, which says which server it serves.
- */
-export function serverSocketPath(socket: SocketChoice, env: NodeJS.ProcessEnv = process.env): string | null {
-  if (socket.path) return socket.path;
-  if (!socket.name) {
-    const inside = socketPathFromTmuxEnv(env);
-    if (inside) return inside;
-  }
-  const uid = process.getuid?.();
-  if (uid === undefined) return null;
-  try {
-    return join(realpathSync(join(env.TMUX_TMPDIR || '/tmp', `tmux-${uid}`)), socket.name ?? 'default');
-  } catch {
-    return null;
-  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { registryDir, type Context } from '../context';
-import { readDashboardData, fleetWaiters } from '../status/dashboard-agents';
-import { jumpToLongestWait } from '../status/dashboard-jobs';
+import { readDashboardData, fleetWaiters } from '../status/agents';
+import { jumpToLongestWait } from '../dashboard/jobs';
 import { Tmux } from '../tmux';
 import { assertVerdictsTellable } from '../status/view';
 import { printable } from '../text';

@@ -1,6 +1,6 @@
 import { registryDir, type Context } from '../context';
 import { spawnTask } from '../ownership/spawn';
-import { runDashboard } from '../status/dashboard-tui';
+import { runDashboard } from '../dashboard/tui';
 import { Tmux } from '../tmux';
 import type { Args } from './types';
 

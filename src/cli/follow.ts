@@ -6,7 +6,7 @@ import { describeFollow, hopToast, sid8 } from '../registry/hop';
 import { follow } from '../registry/follow';
 import { attachJobStates } from '../registry/jobs';
 import { liveRows, type LiveRow } from '../registry/liveness';
-import { followLive } from '../registry/live';
+import { followLive } from '../registry/follow-watch';
 import { readRegistry } from '../registry/reader';
 import { Tmux } from '../tmux';
 import { sessionTarget } from '../tmux/args';

@@ -11,7 +11,8 @@
 import { registryDir, type Context } from '../context';
 import { ExitWith, FleetError, UsageError } from '../errors';
 import { readRegistry } from '../registry/reader';
-import { nudgeSupervisors, socketPathFromTmuxEnv } from '../nudge';
+import { nudgeSupervisors } from '../nudge';
+import { socketPathFromTmuxEnv } from '../tmux/client';
 import { ownerSid } from '../tasks/schema';
 import { assertSlug } from '../tasks/slug';
 import { noSuchTask, updateTask } from '../tasks/store';

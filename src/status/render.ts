@@ -8,7 +8,7 @@ import { LivenessReader } from '../registry/liveness';
 import { HopTracker, shorten } from '../registry/hop';
 import { ownerSid } from '../tasks/schema';
 import type { TmuxSnapshot } from '../tmux/snapshot';
-import { fleetAgents, fleetWaiters } from './dashboard-agents';
+import { fleetAgents, fleetWaiters } from './agents';
 import { agentKindSegment, agentSegment, attentionSegment, hopSegment, hopShortSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
 import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
 import { CachedFleetData, chainKeys, computeView, updateView, type FleetLoad, type FleetView, type SessionView } from './view';

@@ -2,7 +2,6 @@
 // node:child_process), never a shell string.
 import type { SocketChoice } from '../context';
 import { TmuxError } from '../errors';
-import { socketPathFromTmuxEnv } from '../nudge';
 import { FIELD_SEP, chainArgs, escapeArg, sessionTarget } from './args';
 
 export interface TmuxResult {
@@ -42,6 +41,14 @@ export interface TmuxOptions {
   direct?: boolean;
   /** Each call's deadline in ms (default TMUX_DEADLINE_MS). */
   deadlineMs?: number;
+}
+
+/** Socket path of the server this process runs in, from $TMUX ("<socket>,<pid>,<session>"). */
+export function socketPathFromTmuxEnv(env: NodeJS.ProcessEnv = process.env): string | null {
+  const t = env.TMUX;
+  if (!t) return null;
+  const i = t.lastIndexOf(',', t.lastIndexOf(',') - 1);
+  return i > 0 ? t.slice(0, i) : null;
 }
 
 /**

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRegistry } from '../../src/registry/reader';
 import { isJobId } from '../../src/registry/job-id';
-import { assertJobId } from '../../src/status/dashboard-jobs';
+import { assertJobId } from '../../src/dashboard/jobs';
 import { makeFleetEnv, runFleet, sleep, waitFor, type FleetEnv } from '../helpers/env';
 import { FLEET_BIN } from '../helpers/paths';
 import { exportFleetEnv } from '../helpers/supervisor';

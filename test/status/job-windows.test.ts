@@ -2,7 +2,7 @@
 // any Driver: the task's verdict, the hop from the tab, the job's own state,
 // as window options over the session's. Read from a real attached client.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openJobCommands } from '../../src/status/dashboard-jobs';
+import { openJobCommands } from '../../src/dashboard/jobs';
 import { waitFor } from '../helpers/env';
 import { exportFleetEnv, startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
 import { attachStatusClient, type StatusClient } from '../helpers/tmux-server';

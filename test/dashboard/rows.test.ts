@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardLines, type DashboardRow } from '../../src/status/dashboard';
+import { dashboardLines, type DashboardRow } from '../../src/dashboard/rows';
 import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
 import { FLEET_BIN, STAND_IN } from '../helpers/paths';
 import { exportFleetEnv } from '../helpers/supervisor';

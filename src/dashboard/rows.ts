@@ -1,14 +1,14 @@
 // The dashboard's content: one row per task, per agent session not bound to a
 // task, and per live agent no such row shows (parked tabs, background jobs,
 // agents outside any task); rows that need the user first. Drawn to fit a
-// width. Pure; the terminal loop is in dashboard-tui.ts.
+// width. Pure; the terminal loop is in tui.ts.
 import { homedir } from 'node:os';
 import { agentWaits, jobIntent, renderAgent, renderHopWithIntent, sid8 } from '../registry/hop';
 import { timeMs } from '../registry/time';
-import type { FleetAgent } from './dashboard-agents';
-import { ownerState } from './segments';
-import { acceptanceText, age, agentCell, cell } from './table';
-import type { FleetView } from './view';
+import type { FleetAgent } from '../status/agents';
+import { ownerState } from '../status/segments';
+import { acceptanceText, age, agentCell, cell } from '../status/table';
+import type { FleetView } from '../status/view';
 
 export type RowKind = 'task' | 'session' | 'parked' | 'job' | 'agent';
 

@@ -13,7 +13,7 @@ import { isJobId } from '../registry/job-id';
 import { sessionTarget } from '../tmux/args';
 import type { Tmux } from '../tmux/client';
 import { switchClient } from '../tmux/switch';
-import { fleetWaiters, readDashboardData } from './dashboard-agents';
+import { fleetWaiters, readDashboardData } from '../status/agents';
 
 /** A job id as Claude Code writes it, else a UsageError: nothing else reaches a command line (the agent takes no `--`). */
 export function assertJobId(jobId: string): string {

@@ -1,8 +1,8 @@
 // The dashboard's keys as a state machine (pure): every key of an input chunk
 // is handled in order (a terminal delivers `jj` typed fast, or pasted, as one
 // chunk), and each key may ask for an action the terminal loop carries out.
-import type { DashboardRow } from './dashboard';
-import { filterRows } from './dashboard';
+import type { DashboardRow } from './rows';
+import { filterRows } from './rows';
 
 export type DashboardAction =
   | { type: 'quit' }

@@ -1,17 +1,17 @@
 // The dashboard's terminal loop, shown in display-popup (docs/status.md#dashboard).
-// The keys are a state machine (dashboard-keys.ts) fed every key of each input
+// The keys are a state machine (keys.ts) fed every key of each input
 // chunk in order; this loop draws and carries out the actions: switch the
 // client, open / show / stop a background job, resume a task. Without a
 // terminal it prints the table once.
 import { errorMessage } from '../errors';
 import type { Tmux } from '../tmux/client';
 import { switchClient } from '../tmux/switch';
-import { readDashboardData } from './dashboard-agents';
-import { jobOutput, openJob, runAgentJob } from './dashboard-jobs';
-import { DashboardKeys, KEYS_HELP, type DashboardAction } from './dashboard-keys';
-import { dashboardLines, dashboardRows } from './dashboard';
-import { cell } from './table';
-import { assertVerdictsTellable, type FleetView } from './view';
+import { readDashboardData } from '../status/agents';
+import { jobOutput, openJob, runAgentJob } from './jobs';
+import { DashboardKeys, KEYS_HELP, type DashboardAction } from './keys';
+import { dashboardLines, dashboardRows } from './rows';
+import { cell } from '../status/table';
+import { assertVerdictsTellable, type FleetView } from '../status/view';
 
 export interface DashboardOptions {
   tmux: Tmux;
