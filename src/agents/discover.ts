@@ -15,10 +15,22 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { flockedInodes, listedPids, readFdTargets, readProcStat } from '../proc';
-import type { ProofRow } from '../ownership/pane-agents';
-import { isValidSid } from '../ownership/sid';
+import { isValidSid } from '../sid';
+import type { LiveRow } from '../registry/liveness';
 import { RegistryRowSchema } from '../registry/schema';
 import { identifyAgent, lookAt, type AgentKind } from './kind';
+
+/**
+ * A row the proof takes: a registry row (Claude Code's), or one made for an
+ * agent that writes no registry, from what its process shows
+ * (below).
+ */
+export interface ProofRow extends LiveRow {
+  /** The agent; registry rows are Claude Code's. */
+  agent?: AgentKind;
+  /** The id may be stale once stamped (Gemini's --session-id after an in-app /clear): it stamps an unstamped session only. */
+  firstStampOnly?: boolean;
+}
 
 /** A session id Codex and Gemini write: a UUID. */
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -2,7 +2,7 @@
 // <sid> is a session id, a unique start of one (the tool prints them cut to 8 or 4), or a tmux session name (its stamp).
 import { registryDir, type Context } from '../context';
 import { FleetError, UsageError } from '../errors';
-import { describeFollow, hopToast, sid8 } from '../registry/hop';
+import { describeFollow, hopToast, sid8 } from '../status/hop-text';
 import { follow } from '../registry/follow';
 import { attachJobStates } from '../registry/jobs';
 import { liveRows, type LiveRow } from '../registry/liveness';

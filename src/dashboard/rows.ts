@@ -3,7 +3,8 @@
 // agents outside any task); rows that need the user first. Drawn to fit a
 // width. Pure; the terminal loop is in tui.ts.
 import { homedir } from 'node:os';
-import { agentWaits, jobIntent, renderAgent, renderHopWithIntent, sid8 } from '../registry/hop';
+import { agentWaits } from '../registry/hop';
+import { jobIntent, renderAgent, renderHopWithIntent, sid8 } from '../status/hop-text';
 import { timeMs } from '../registry/time';
 import type { FleetAgent } from '../status/agents';
 import { ownerState } from '../status/segments';

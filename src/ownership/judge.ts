@@ -3,7 +3,8 @@
 // what driverPane carries (nonce and stamp, read together) and the liveness of
 // the one session id the decision may need. The owner command, takeover and
 // the supervisor (from one list-sessions snapshot) all call decide().
-import { decideSidLiveness, type Liveness, type LiveRow } from '../registry/liveness';
+import type { Liveness, LiveRow } from '../registry/liveness';
+import { decideSidLiveness } from '../registry/sid-liveness';
 import { ownerSid, type Handover, type Task } from '../tasks/schema';
 import type { NonceStamp, PaneRead } from '../tmux/session-marks';
 

@@ -3,14 +3,15 @@
 // hand everything to the pure decide().
 import { registryDir, type Context } from '../context';
 import { TaskFileError, UsageError } from '../errors';
-import type { Liveness, StampFacts } from '../registry/liveness';
+import type { Liveness } from '../registry/liveness';
+import type { StampFacts } from '../registry/sid-liveness';
 import { noSuchTask, readTask } from '../tasks/store';
 import { assertSlug } from '../tasks/slug';
 import { ownerSid, type Handover, type Task } from '../tasks/schema';
 import { Tmux, type TmuxReads } from '../tmux/client';
 import { readAsker, readPaneAndAsker, readStamps, type AskerRead, type PaneRead, type StampsRead } from '../tmux/session-marks';
 import { decide, lastHandover, livenessNeeded, paneToRead, pickCarrier, type Decision } from './judge';
-import { isValidSid } from './sid';
+import { isValidSid } from '../sid';
 
 export type AskerFrom = 'as' | 'env' | 'pane' | 'none';
 
@@ -64,7 +65,7 @@ export interface Judgement {
  */
 export async function livenessOf(env: NodeJS.ProcessEnv, sid: string, stamps: StampsRead | null, task?: Task | null): Promise<Liveness> {
   // Imported here: most verdicts (the asker is the owner) need no liveness, and the registry's schema costs start-up time.
-  const [{ readRegistry }, { sessionLiveness }] = await Promise.all([import('../registry/reader'), import('../registry/liveness')]);
+  const [{ readRegistry }, { sessionLiveness }] = await Promise.all([import('../registry/reader'), import('../registry/sid-liveness')]);
   const snapshot = await readRegistry(registryDir(env));
   const recorded =
     task && (task.driverPid !== undefined || task.driverJobId)

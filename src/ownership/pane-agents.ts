@@ -7,6 +7,7 @@
 import { readProcStat } from '../proc';
 import { parseAgentProcess } from '../agents/agent-process';
 import type { AgentKind } from '../agents/kind';
+import type { ProofRow } from '../agents/discover';
 import type { LiveRow } from '../registry/liveness';
 import { rowsBySession } from '../registry/row-index';
 import { timeMs } from '../registry/time';
@@ -53,17 +54,6 @@ export class AncestryCache {
   }
 }
 
-/**
- * A row the proof takes: a registry row (Claude Code's), or one made for an
- * agent that writes no registry, from what its process shows
- * (src/agents/discover.ts).
- */
-export interface ProofRow extends LiveRow {
-  /** The agent; registry rows are Claude Code's. */
-  agent?: AgentKind;
-  /** The id may be stale once stamped (Gemini's --session-id after an in-app /clear): it stamps an unstamped session only. */
-  firstStampOnly?: boolean;
-}
 
 /** A live agent proven to run in a pane. */
 export interface PaneAgent {

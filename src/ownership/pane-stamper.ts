@@ -6,7 +6,7 @@ import { processRecord } from '../agents/agent-process';
 import { appendLog } from '../log';
 import type { Tmux } from '../tmux/client';
 import type { StampAction } from './pane-agents';
-import { isValidSid } from './sid';
+import { isValidSid } from '../sid';
 import { stampPane } from './stamp';
 
 /** How long the same stamp is not tried again (the snapshot that shows it may not be read yet). */

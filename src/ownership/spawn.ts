@@ -29,7 +29,7 @@ import { Tmux } from '../tmux/client';
 import { createSpawnSession, killSessionById, readAsker, readPaneCurrentPath, readSpawnOptions } from '../tmux/session-marks';
 import { optionDefault, optionValue } from '../options';
 import { findParentRecord } from './parent';
-import { isValidSid } from './sid';
+import { isValidSid } from '../sid';
 import { createTaskWorktree, removeTaskWorktree, type TaskWorktree } from './worktree';
 
 export const LAUNCH_PROMPT_FILE = 'launch-prompt.md';

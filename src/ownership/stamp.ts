@@ -21,7 +21,7 @@ import { listTasks, updateTask } from '../tasks/store';
 import { Tmux } from '../tmux/client';
 import { setStampAgent, stampSession, type StampRead } from '../tmux/session-marks';
 import { formatAgentProcess, hookCaller, processRecord, type AgentProcess } from '../agents/agent-process';
-import { isValidSid, showSid } from './sid';
+import { isValidSid, showSid } from '../sid';
 
 export interface HookInput {
   sid: string;

@@ -12,7 +12,7 @@ import { Tmux } from '../tmux/client';
 import { readSessionMarks, type NonceStamp } from '../tmux/session-marks';
 import { fillPending, liveRowOf } from './stamp';
 import { agentProcessLiveness, parseAgentProcess } from '../agents/agent-process';
-import { isValidSid } from './sid';
+import { isValidSid } from '../sid';
 
 export interface SweepFill {
   slug: string;

@@ -3,8 +3,6 @@
 // liveness look-ups per wake each cost a map look-up, not a scan of every row.
 // The arrays indexed are never changed after they are built (liveRows makes a
 // new one on every read).
-import type { LiveRow } from './liveness';
-
 type Keyed = { row: { sessionId: string; jobId?: string | undefined } };
 
 function memoGroup(key: (r: Keyed) => string | undefined) {
@@ -30,4 +28,4 @@ function memoGroup(key: (r: Keyed) => string | undefined) {
 export const rowsBySession: <T extends Keyed>(rows: readonly T[]) => ReadonlyMap<string, readonly T[]> = memoGroup((r) => r.row.sessionId);
 
 /** The rows running each job id. */
-export const rowsByJob: (rows: readonly LiveRow[]) => ReadonlyMap<string, readonly LiveRow[]> = memoGroup((r) => r.row.jobId);
+export const rowsByJob: <T extends Keyed>(rows: readonly T[]) => ReadonlyMap<string, readonly T[]> = memoGroup((r) => r.row.jobId);

@@ -5,7 +5,8 @@ import { agentProcessLiveness, parseAgentProcess, type AgentProcess } from '../a
 import { AgentDiscovery, type Discovery } from '../agents/discover';
 import { jobWindowValues } from './job-windows';
 import { LivenessReader } from '../registry/liveness';
-import { HopTracker, shorten } from '../registry/hop';
+import { HopTracker } from '../registry/hop';
+import { hopToast, shorten } from './hop-text';
 import { ownerSid } from '../tasks/schema';
 import type { TmuxSnapshot } from '../tmux/snapshot';
 import { fleetAgents, fleetWaiters } from './agents';
@@ -151,7 +152,7 @@ export function makeRender(
       for (const s of snapshot.sessions) values.set(s.name, { ...none, '@fleet-attention': attention });
       for (const s of view.sessions) values.set(s.session, segmentsOf(s));
     }
-    const toasts = view.events.map((e) => ({ session: e.session, text: e.text }));
+    const toasts = view.events.map((e) => ({ session: e.session, text: hopToast(e) }));
     const now = new Set(waiters.map((w) => w.key));
     if (waits !== null) {
       for (const w of waiters) {

@@ -4,8 +4,8 @@
 import type { AgentKind } from '../agents/kind';
 import type { Decision } from '../ownership/judge';
 import { optionValue } from '../options';
-import { agentWaits, renderAgent, renderHop, type SessionHop } from '../registry/hop';
-import { sid8 } from '../registry/hop';
+import { agentWaits, type SessionHop } from '../registry/hop';
+import { renderAgent, renderHop, sid8 } from './hop-text';
 import { escapeFormat } from '../tmux/args';
 import { printable } from '../text';
 

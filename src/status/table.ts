@@ -1,5 +1,5 @@
 // Rows of the fleet for people: `tasks` prints them, the dashboard draws them.
-import { renderAgent, renderHopWithIntent, sid8 } from '../registry/hop';
+import { renderAgent, renderHopWithIntent, sid8 } from './hop-text';
 import { ownerState } from './segments';
 import { clip, printable } from '../text';
 import type { Task } from '../tasks/schema';

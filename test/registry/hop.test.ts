@@ -3,7 +3,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dir as tmpDir } from 'tmp-promise';
-import { agentWaits, describeFollow, HopTracker, hopOf, hopToast, renderAgent, renderHop, renderHopWithIntent, sid8 } from '../../src/registry/hop';
+import { agentWaits, HopTracker, hopOf } from '../../src/registry/hop';
+import { describeFollow, hopToast, renderAgent, renderHop, renderHopWithIntent, sid8 } from '../../src/status/hop-text';
 import { follow, shortSid } from '../../src/registry/follow';
 import type { LiveRow } from '../../src/registry/liveness';
 import type { RegistryRow } from '../../src/registry/schema';
@@ -39,9 +40,9 @@ describe('HopTracker', () => {
         to: JOB,
         kind: 'park',
         jobId: 'e9e4ae8e',
-        text: 'fleet: 10e3 parked its work on background job e9e4ae8e, following',
       },
     ]);
+    expect(hopToast(u1.events[0]!)).toBe('fleet: 10e3 parked its work on background job e9e4ae8e, following');
     const hop = u1.sessions.get('op-a')!;
     expect(renderHop(hop)).toBe('10e3 → e9e4');
     // The job's permission wait shows, not the tab's idle.
@@ -54,7 +55,7 @@ describe('HopTracker', () => {
     expect(t.state(TAB).seen).toEqual(['job event']);
 
     const u3 = t.update(stamps, busyTab);
-    expect(u3.events.map((e) => [e.kind, e.from, e.to, e.text])).toEqual([['back', JOB, TAB, 'fleet: work came back to 10e3']]);
+    expect(u3.events.map((e) => [e.kind, e.from, e.to, hopToast(e)])).toEqual([['back', JOB, TAB, 'fleet: work came back to 10e3']]);
     expect(renderHop(u3.sessions.get('op-a'))).toBe('');
     expect(t.state(TAB).seen).toEqual([]);
   });

@@ -12,13 +12,13 @@ import {
   STATE_RECHECK_MS,
   rowLiveness,
   rowsWithLiveness,
-  sidLivenessFromRows,
   withLiveness,
   type Liveness,
   type LiveRow,
   type ProcessFacts,
   type RecordedProcess,
 } from '../../src/registry/liveness';
+import { sidLivenessFromRows } from '../../src/registry/sid-liveness';
 import type { RegistryRow } from '../../src/registry/schema';
 import { waitFor } from '../helpers/env';
 

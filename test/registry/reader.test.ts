@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dir as tmpDir, type DirectoryResult } from 'tmp-promise';
 import { procStartLstart } from '../../src/proc';
-import { liveRows, rowsWithLiveness, sessionLiveness } from '../../src/registry/liveness';
+import { liveRows, rowsWithLiveness } from '../../src/registry/liveness';
+import { sessionLiveness } from '../../src/registry/sid-liveness';
 import { MAX_ROW_BYTES, readRegistry } from '../../src/registry/reader';
 
 const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> =>

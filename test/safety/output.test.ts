@@ -7,7 +7,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendLog, logLine } from '../../src/log';
-import { describeFollow, hopToast, renderAgent, renderHop, sid8 } from '../../src/registry/hop';
+import { describeFollow, hopToast, renderAgent, renderHop, sid8 } from '../../src/status/hop-text';
 import { follow } from '../../src/registry/follow';
 import { CELL_MAX, formatColumns } from '../../src/status/table';
 import { clip, echoInput, printable } from '../../src/text';

@@ -4,7 +4,8 @@
 // status line does.
 import { describe, expect, it } from 'vitest';
 import type { PaneAgent } from '../../src/ownership/pane-agents';
-import { HopTracker, renderAgent } from '../../src/registry/hop';
+import { HopTracker } from '../../src/registry/hop';
+import { renderAgent } from '../../src/status/hop-text';
 import type { LiveRow } from '../../src/registry/liveness';
 import type { RegistryRow } from '../../src/registry/schema';
 import { dashboardRows, type DashboardRow } from '../../src/dashboard/rows';

@@ -1,4 +1,4 @@
-// Session ids as the ownership side accepts them. Claude Code's ids are UUIDs
+// Session ids as tmux-fleet accepts them (the judge, the stamp, the proofs). Claude Code's ids are UUIDs
 // (background jobs: <jobId>-<rest>); anything with control characters, spaces,
 // `#` or absurd length is refused before it reaches tmux or task.json.
 export const SID_RE = /^[A-Za-z0-9][A-Za-z0-9._:+@-]{0,199}$/;
