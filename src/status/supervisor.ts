@@ -79,6 +79,8 @@ export class Supervisor {
   /** When the wake requests of the last second came (DEBOUNCE_MS apart at least), oldest first. */
   private readonly wakeTimes: number[] = [];
   private lastTickAt = 0;
+  /** The first wake request not yet taken by a tick (the debug log tells how long it waited). */
+  private firstWakeAt: number | null = null;
   /** The last tmux snapshot, with the values this supervisor has written since. */
   private last: TmuxSnapshot | null = null;
   private tmuxDirty = true;
@@ -204,6 +206,7 @@ export class Supervisor {
     if (tmuxToo) this.tmuxDirty = true;
     this.stats.wakes++;
     const now = Date.now();
+    this.firstWakeAt ??= now;
     const last = this.wakeTimes[this.wakeTimes.length - 1];
     if (last === undefined || now - last >= DEBOUNCE_MS) this.wakeTimes.push(now);
     this.arm();
@@ -232,6 +235,8 @@ export class Supervisor {
     }
     this.running = true;
     this.lastTickAt = Date.now();
+    const waited = this.firstWakeAt === null ? 0 : this.lastTickAt - this.firstWakeAt;
+    this.firstWakeAt = null;
     try {
       this.stats.ticks++;
       let snapshot = this.last;
@@ -243,7 +248,9 @@ export class Supervisor {
       const registryChanged = this.wakes.takeRegistryChanged();
       const recheck = this.recheckDue;
       this.recheckDue = false;
+      const renderAt = Date.now();
       const rendered = await this.cfg.render(snapshot, { registryOnly, registryChanged, jobsChanged: this.wakes.takeJobsChanged(), recheck });
+      const writeAt = Date.now();
       const computed = rendered.recomputed ?? snapshot.sessions.length;
       this.stats.sessions += computed;
       this.stats.rowsRead += rendered.rowsRead ?? 0;
@@ -258,7 +265,7 @@ export class Supervisor {
       if (this.debug) {
         const m = process.memoryUsage();
         const mb = (n: number) => (n / 1048576).toFixed(1);
-        this.log(`tick ${this.stats.ticks}: ${rendered.rowsRead ?? 0} rows read, ${computed} sessions computed, ${changes.length} options, ${toasts.length} toasts, ${applied.calls} calls (${this.stats.reads} tmux reads in all); heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB, rss ${mb(m.rss)} MB`);
+        this.log(`tick ${this.stats.ticks} (waited ${waited} ms, read ${renderAt - this.lastTickAt} ms, render ${writeAt - renderAt} ms, write ${Date.now() - writeAt} ms): ${rendered.rowsRead ?? 0} rows read, ${computed} sessions computed, ${changes.length} options, ${toasts.length} toasts, ${applied.calls} calls (${this.stats.reads} tmux reads in all); heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB, rss ${mb(m.rss)} MB`);
       }
       this.lastFailure = '';
       if (applied.failed.length > 0) {
