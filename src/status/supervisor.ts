@@ -6,7 +6,7 @@
 // changed), the verdicts and hops computed in memory by the render (for a
 // changed row, only the sessions it touches: docs/status.md#incremental-wakes),
 // and the changed options written in one tmux call (segment-writes.ts). A
-// burst coalesces into a few ticks a second (docs/status.md#coalescing).
+// burst coalesces into one tick a second (docs/status.md#coalescing).
 import { join } from 'node:path';
 import { unlink, writeFile } from '../fs-async';
 import { runDir } from '../context';
@@ -30,10 +30,12 @@ export const DEBOUNCE_MS = 30;
  * DEBOUNCE_MS later; above, ticks start at least COALESCE_MS apart, each
  * carrying every change since the last (docs/status.md#coalescing). An agent
  * changes its row a few times a second at most: a change after a quiet moment
- * shows at once, while a busy fleet costs two writes a second, not one per change.
+ * shows at once, while a busy fleet costs one write a second, not one per
+ * change: each write starts a tmux client, the most of a change's cost
+ * (docs/budgets.md#the-status-line-and-the-supervisor).
  */
 export const BUSY_WAKES = 6;
-export const COALESCE_MS = 500;
+export const COALESCE_MS = 1000;
 
 /** How long from `now` until the next tick may start, given the recent wake requests and when the last tick started. */
 export function tickDelay(now: number, wakes: readonly number[], lastTickAt: number): number {
