@@ -23,9 +23,15 @@ import { acquirePidFile, releasePidFile } from './supervisor-lock';
 import { installWakeHooks, removeWakeHooks, Wakes } from './wakes';
 
 /** The pause between a wake and its tick: the several events of one write arrive together. */
-export const DEBOUNCE_MS = 30;
+export const DEBOUNCE_MS = 10;
 /**
- * Wake requests in one second (those at least DEBOUNCE_MS apart: the events
+ * Wakes closer than this count once toward BUSY_WAKES (one write, even split
+ * by a loaded machine), and ticks start at least this far apart: no more
+ * ticks than wakes counted.
+ */
+export const WAKE_GAP_MS = 30;
+/**
+ * Wake requests in one second (those at least WAKE_GAP_MS apart: the events
  * of one write count once) up to which each wake gets its own tick,
  * DEBOUNCE_MS later; above, ticks start at least COALESCE_MS apart, each
  * carrying every change since the last (docs/status.md#coalescing). An agent
@@ -40,8 +46,7 @@ export const COALESCE_MS = 1000;
 /** How long from `now` until the next tick may start, given the recent wake requests and when the last tick started. */
 export function tickDelay(now: number, wakes: readonly number[], lastTickAt: number): number {
   const recent = wakes.filter((t) => t > now - 1000).length;
-  if (recent <= BUSY_WAKES) return DEBOUNCE_MS;
-  return Math.max(DEBOUNCE_MS, lastTickAt + COALESCE_MS - now);
+  return Math.max(DEBOUNCE_MS, lastTickAt + (recent <= BUSY_WAKES ? WAKE_GAP_MS : COALESCE_MS) - now);
 }
 
 export interface SupervisorConfig {
@@ -78,7 +83,7 @@ export class Supervisor {
    * options written and tmux write calls (docs/status.md#incremental-wakes).
    */
   readonly stats = { wakes: 0, ticks: 0, coalesced: 0, reads: 0, rowsRead: 0, sessions: 0, options: 0, writes: 0 };
-  /** When the wake requests of the last second came (DEBOUNCE_MS apart at least), oldest first. */
+  /** When the wake requests of the last second came (WAKE_GAP_MS apart at least), oldest first. */
   private readonly wakeTimes: number[] = [];
   private lastTickAt = 0;
   /** The first wake request not yet taken by a tick (the debug log tells how long it waited). */
@@ -210,7 +215,7 @@ export class Supervisor {
     const now = Date.now();
     this.firstWakeAt ??= now;
     const last = this.wakeTimes[this.wakeTimes.length - 1];
-    if (last === undefined || now - last >= DEBOUNCE_MS) this.wakeTimes.push(now);
+    if (last === undefined || now - last >= WAKE_GAP_MS) this.wakeTimes.push(now);
     this.arm();
   }
 
@@ -259,7 +264,9 @@ export class Supervisor {
       // Toasts name clients: a cached client list may be stale, so read tmux afresh.
       if (rendered.toasts.length > 0 && snapshot === this.last) snapshot = await this.read();
       const windows = rendered.windows ?? new Map();
-      const changes = [...diffSegments(snapshot, rendered.values), ...diffWindows(this.lastWindows, windows, new Set(snapshot.panes.map((p) => p.window)))];
+      // A fresh snapshot (toasts) may differ anywhere: compared whole.
+      const dirty = snapshot === this.last ? rendered.dirty : undefined;
+      const changes = [...diffSegments(snapshot, rendered.values, dirty), ...diffWindows(this.lastWindows, windows, new Set(snapshot.panes.map((p) => p.window)))];
       const toasts = toastsForClients(snapshot, rendered.toasts);
       const applied = await applyChanges(this.cfg.tmux, changes, toasts);
       this.stats.writes += applied.calls;
