@@ -56,7 +56,8 @@ export async function makeSupervisor(ctx: Context, replace = false): Promise<Sup
       }
       // Not awaited: a task write or a stamp never holds up the status line; each brings its own wake.
       const touched = data.touched;
-      if (touched === null || data.tasks.some((t) => t.task && touched.has(ownerSid(t.task)))) void recorder.record(data.tasks, data.rows);
+      const tasks = touched === null ? data.tasks : data.tasks.filter((t) => t.task && touched.has(ownerSid(t.task)));
+      if (tasks.length > 0) void recorder.record(tasks, data.rows);
       stamper.apply(proof.actions);
       if (proof.recheckAt !== null) {
         if (recheck) clearTimeout(recheck);

@@ -5,7 +5,7 @@ import { dirTrustProblem, type DirProblem } from '../context';
 import { readRegularFile, UnsafeFileError } from '../fs-safe';
 import { listedPids } from '../proc';
 import { readdir } from '../fs-async';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { MAX_KEPT_CHARS, RegistryRowSchema, type RegistryEntry, type RegistryRow } from './schema';
 
 export { MAX_KEPT_CHARS };
@@ -281,18 +281,38 @@ export class CachedRegistryReader {
       if (before !== null || after !== null) changes.push({ file, before, after });
     }
     this.lastChanges = changes;
-    if (changes.length > 0 || this.entries === null) this.entries = this.collect();
+    if (this.entries === null || changes.some((c) => c.before === null || c.after === null)) this.entries = this.collect();
+    else if (changes.length > 0) this.entries = this.patched(changes);
     return this.snapshot();
+  }
+
+  /** The entries with rows rewritten in place (each file held before and after): no sort of every name again. */
+  private patched(changes: readonly RowChange[]): RegistryEntry[] {
+    const entries = [...(this.entries ?? [])];
+    for (const c of changes) {
+      const i = this.entryIndex.get(basename(c.file));
+      const read = this.files.get(basename(c.file))?.read;
+      if (i === undefined || !read || !('entry' in read)) return this.collect();
+      entries[i] = read.entry;
+    }
+    return entries;
   }
 
   /** The entries of the last read, kept while no row changes (a wake for a job's state file reads no row). */
   private entries: RegistryEntry[] | null = null;
 
+  /** Each held file's place in the entries of the last collect(). */
+  private entryIndex = new Map<string, number>();
+
   private collect(): RegistryEntry[] {
     const entries: RegistryEntry[] = [];
+    this.entryIndex = new Map();
     for (const name of [...this.files.keys()].sort()) {
       const r = this.files.get(name)?.read;
-      if (r && 'entry' in r) entries.push(r.entry);
+      if (r && 'entry' in r) {
+        this.entryIndex.set(name, entries.length);
+        entries.push(r.entry);
+      }
     }
     return entries;
   }

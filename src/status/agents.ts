@@ -41,13 +41,15 @@ const isTabRow = (row: RegistryRow) => row.kind === undefined || row.kind === 'i
 /** The session ids a task or session row of the dashboard already shows (every row of its hop chain). */
 export function shownSessionIds(view: FleetView): Set<string> {
   const ids = new Set<string>();
-  for (const hop of [...view.tasks.map((t) => t.hop), ...view.sessions.map((s) => s.hop)]) {
-    if (!hop) continue;
+  // Plain loops: the supervisor runs this at every wake, over every session and task (docs/status.md#incremental-wakes).
+  const add = (hop: FleetView['sessions'][number]['hop'], own: string) => {
+    if (own) ids.add(own);
+    if (!hop) return;
     ids.add(hop.base);
     for (const link of hop.follow.chain) ids.add(link.sessionId);
-  }
-  for (const t of view.tasks) if (t.owner) ids.add(t.owner);
-  for (const s of view.sessions) if (s.stamp) ids.add(s.stamp);
+  };
+  for (const t of view.tasks) add(t.hop, t.owner);
+  for (const s of view.sessions) add(s.hop, s.stamp);
   return ids;
 }
 

@@ -7,7 +7,7 @@ import { jobWindowValues } from './job-windows';
 import { LivenessReader } from '../registry/liveness';
 import { HopTracker } from '../registry/hop';
 import { hopToast, shorten } from './hop-text';
-import { ownerSid } from '../tasks/schema';
+import { ownerSid, type Task } from '../tasks/schema';
 import type { TmuxSnapshot } from '../tmux/snapshot';
 import { fleetAgents, fleetWaiters } from './agents';
 import { agentKindSegment, agentSegment, attentionSegment, hopSegment, hopShortSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
@@ -57,6 +57,7 @@ export function makeRender(
     snapshot: TmuxSnapshot;
     view: FleetView;
     values: Map<string, Record<SegmentOption, string>>;
+    attention: string;
     found: Discovery;
     gone: ReadonlySet<string>;
     stampPids: number[];
@@ -67,8 +68,10 @@ export function makeRender(
     const rowsReadBefore = source.rowsRead;
     const data = await source.load(!hint.registryOnly, hint.registryChanged, hint.jobsChanged);
     const prev = hint.registryOnly && !hint.recheck && data.touched !== null && last?.snapshot === snapshot ? last : null;
-    const bySlug = new Map(data.tasks.map((t) => [t.slug, t.task ?? null]));
+    // Built only when the proof asks (a wake for changed rows rarely does).
+    let bySlug: Map<string, Task | null> | null = null;
     const driverPidOf = (slug: string, stamp: string): number | null => {
+      bySlug ??= new Map(data.tasks.map((t) => [t.slug, t.task ?? null]));
       const task = bySlug.get(slug);
       return task && ownerSid(task) === stamp && task.driverPid !== undefined ? task.driverPid : null;
     };
@@ -141,11 +144,13 @@ export function makeRender(
       '@fleet-agent-short': agentSegment(s.hop, styles, true) || agentKindSegment(s.agent, styles),
     });
     let values: Map<string, Record<SegmentOption, string>>;
+    let dirty: ReadonlySet<string> | undefined;
     if (prev && redo) {
-      // The sessions not computed again keep their values; attention is the fleet's, so it goes to all of them.
+      // The sessions not computed again keep their values; attention is the fleet's, so a new count goes to all of them.
       values = prev.values;
       for (const s of view.sessions) if (redo.has(s.session)) values.set(s.session, segmentsOf(s));
-      for (const v of values.values()) v['@fleet-attention'] = attention;
+      if (attention !== prev.attention) for (const v of values.values()) v['@fleet-attention'] = attention;
+      else dirty = redo;
     } else {
       values = new Map();
       const none = { '@fleet-owner': '', '@fleet-hop': '', '@fleet-agent': '', '@fleet-hop-short': '', '@fleet-agent-short': '' };
@@ -166,7 +171,7 @@ export function makeRender(
       { tasks: data.tasks, rows: data.rows, registryReadable: data.registry.readable, recorded: data.recorded },
       styles,
     );
-    last = { snapshot, view, values, found, gone: proof.gone, stampPids };
-    return { values, toasts, windows, rowsRead: source.rowsRead - rowsReadBefore, ...(redo ? { recomputed: redo.size } : {}) };
+    last = { snapshot, view, values, attention, found, gone: proof.gone, stampPids };
+    return { values, toasts, windows, rowsRead: source.rowsRead - rowsReadBefore, ...(redo ? { recomputed: redo.size } : {}), ...(dirty ? { dirty } : {}) };
   };
 }

@@ -26,6 +26,8 @@ export interface Rendered {
   recomputed?: number;
   /** The registry row files this render opened. */
   rowsRead?: number;
+  /** The only sessions whose values may differ from the last render's (absent: any of them). */
+  dirty?: ReadonlySet<string>;
 }
 
 /** What changed since the last render, as far as the supervisor knows. */
@@ -54,11 +56,15 @@ const SNAPSHOT_FIELD: Record<SegmentOption, SegmentField> = {
   '@fleet-agent-short': 'agentShort',
 };
 
-/** Diff of desired against current values: only what changed is written. */
-export function diffSegments(snapshot: TmuxSnapshot, values: Rendered['values']): OptionChange[] {
+/**
+ * Diff of desired against current values: only what changed is written.
+ * `only`: the sessions whose values may have changed (the others are not compared).
+ */
+export function diffSegments(snapshot: TmuxSnapshot, values: Rendered['values'], only?: ReadonlySet<string>): OptionChange[] {
   const changes: OptionChange[] = [];
   const current: Record<SegmentOption, keyof TmuxSnapshot['sessions'][number]> = SNAPSHOT_FIELD;
   for (const s of snapshot.sessions) {
+    if (only && !only.has(s.name)) continue;
     const want = values.get(s.name);
     for (const option of SEGMENT_OPTIONS) {
       const value = want?.[option] ?? '';

@@ -6,7 +6,7 @@
 // changed), the verdicts and hops computed in memory by the render (for a
 // changed row, only the sessions it touches: docs/status.md#incremental-wakes),
 // and the changed options written in one tmux call (segment-writes.ts). A
-// burst coalesces into a few ticks a second (docs/status.md#coalescing).
+// burst coalesces into one tick a second (docs/status.md#coalescing).
 import { join } from 'node:path';
 import { unlink, writeFile } from '../fs-async';
 import { runDir } from '../context';
@@ -23,23 +23,30 @@ import { acquirePidFile, releasePidFile } from './supervisor-lock';
 import { installWakeHooks, removeWakeHooks, Wakes } from './wakes';
 
 /** The pause between a wake and its tick: the several events of one write arrive together. */
-export const DEBOUNCE_MS = 30;
+export const DEBOUNCE_MS = 10;
 /**
- * Wake requests in one second (those at least DEBOUNCE_MS apart: the events
+ * Wakes closer than this count once toward BUSY_WAKES (one write, even split
+ * by a loaded machine), and ticks start at least this far apart: no more
+ * ticks than wakes counted.
+ */
+export const WAKE_GAP_MS = 30;
+/**
+ * Wake requests in one second (those at least WAKE_GAP_MS apart: the events
  * of one write count once) up to which each wake gets its own tick,
  * DEBOUNCE_MS later; above, ticks start at least COALESCE_MS apart, each
  * carrying every change since the last (docs/status.md#coalescing). An agent
  * changes its row a few times a second at most: a change after a quiet moment
- * shows at once, while a busy fleet costs two writes a second, not one per change.
+ * shows at once, while a busy fleet costs one write a second, not one per
+ * change: each write starts a tmux client, the most of a change's cost
+ * (docs/budgets.md#the-status-line-and-the-supervisor).
  */
 export const BUSY_WAKES = 6;
-export const COALESCE_MS = 500;
+export const COALESCE_MS = 1000;
 
 /** How long from `now` until the next tick may start, given the recent wake requests and when the last tick started. */
 export function tickDelay(now: number, wakes: readonly number[], lastTickAt: number): number {
   const recent = wakes.filter((t) => t > now - 1000).length;
-  if (recent <= BUSY_WAKES) return DEBOUNCE_MS;
-  return Math.max(DEBOUNCE_MS, lastTickAt + COALESCE_MS - now);
+  return Math.max(DEBOUNCE_MS, lastTickAt + (recent <= BUSY_WAKES ? WAKE_GAP_MS : COALESCE_MS) - now);
 }
 
 export interface SupervisorConfig {
@@ -76,9 +83,11 @@ export class Supervisor {
    * options written and tmux write calls (docs/status.md#incremental-wakes).
    */
   readonly stats = { wakes: 0, ticks: 0, coalesced: 0, reads: 0, rowsRead: 0, sessions: 0, options: 0, writes: 0 };
-  /** When the wake requests of the last second came (DEBOUNCE_MS apart at least), oldest first. */
+  /** When the wake requests of the last second came (WAKE_GAP_MS apart at least), oldest first. */
   private readonly wakeTimes: number[] = [];
   private lastTickAt = 0;
+  /** The first wake request not yet taken by a tick (the debug log tells how long it waited). */
+  private firstWakeAt: number | null = null;
   /** The last tmux snapshot, with the values this supervisor has written since. */
   private last: TmuxSnapshot | null = null;
   private tmuxDirty = true;
@@ -204,8 +213,9 @@ export class Supervisor {
     if (tmuxToo) this.tmuxDirty = true;
     this.stats.wakes++;
     const now = Date.now();
+    this.firstWakeAt ??= now;
     const last = this.wakeTimes[this.wakeTimes.length - 1];
-    if (last === undefined || now - last >= DEBOUNCE_MS) this.wakeTimes.push(now);
+    if (last === undefined || now - last >= WAKE_GAP_MS) this.wakeTimes.push(now);
     this.arm();
   }
 
@@ -232,6 +242,8 @@ export class Supervisor {
     }
     this.running = true;
     this.lastTickAt = Date.now();
+    const waited = this.firstWakeAt === null ? 0 : this.lastTickAt - this.firstWakeAt;
+    this.firstWakeAt = null;
     try {
       this.stats.ticks++;
       let snapshot = this.last;
@@ -243,14 +255,18 @@ export class Supervisor {
       const registryChanged = this.wakes.takeRegistryChanged();
       const recheck = this.recheckDue;
       this.recheckDue = false;
+      const renderAt = Date.now();
       const rendered = await this.cfg.render(snapshot, { registryOnly, registryChanged, jobsChanged: this.wakes.takeJobsChanged(), recheck });
+      const writeAt = Date.now();
       const computed = rendered.recomputed ?? snapshot.sessions.length;
       this.stats.sessions += computed;
       this.stats.rowsRead += rendered.rowsRead ?? 0;
       // Toasts name clients: a cached client list may be stale, so read tmux afresh.
       if (rendered.toasts.length > 0 && snapshot === this.last) snapshot = await this.read();
       const windows = rendered.windows ?? new Map();
-      const changes = [...diffSegments(snapshot, rendered.values), ...diffWindows(this.lastWindows, windows, new Set(snapshot.panes.map((p) => p.window)))];
+      // A fresh snapshot (toasts) may differ anywhere: compared whole.
+      const dirty = snapshot === this.last ? rendered.dirty : undefined;
+      const changes = [...diffSegments(snapshot, rendered.values, dirty), ...diffWindows(this.lastWindows, windows, new Set(snapshot.panes.map((p) => p.window)))];
       const toasts = toastsForClients(snapshot, rendered.toasts);
       const applied = await applyChanges(this.cfg.tmux, changes, toasts);
       this.stats.writes += applied.calls;
@@ -258,7 +274,7 @@ export class Supervisor {
       if (this.debug) {
         const m = process.memoryUsage();
         const mb = (n: number) => (n / 1048576).toFixed(1);
-        this.log(`tick ${this.stats.ticks}: ${rendered.rowsRead ?? 0} rows read, ${computed} sessions computed, ${changes.length} options, ${toasts.length} toasts, ${applied.calls} calls (${this.stats.reads} tmux reads in all); heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB, rss ${mb(m.rss)} MB`);
+        this.log(`tick ${this.stats.ticks} (waited ${waited} ms, read ${renderAt - this.lastTickAt} ms, render ${writeAt - renderAt} ms, write ${Date.now() - writeAt} ms): ${rendered.rowsRead ?? 0} rows read, ${computed} sessions computed, ${changes.length} options, ${toasts.length} toasts, ${applied.calls} calls (${this.stats.reads} tmux reads in all); heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB, rss ${mb(m.rss)} MB`);
       }
       this.lastFailure = '';
       if (applied.failed.length > 0) {

@@ -293,13 +293,56 @@ interface ViewInputs {
   proof: SessionProof;
 }
 
-function viewInputs(snap: TmuxSnapshot | null, data: FleetData, proof: SessionProof): ViewInputs {
+/** What a view computes from the tmux snapshot and the task files alone: the same for every wake that changes only rows. */
+interface SnapshotInputs {
+  snapshot: TmuxSnapshot;
+  nonceStamps: ReadonlyMap<string, NonceStamp> | null;
+  stampProcesses: ReadonlyMap<string, Liveness>;
+  sessionByName: ReadonlyMap<string, SessionSnap>;
+  byStamp: ReadonlyMap<string, SessionSnap>;
+  drivenBy: ReadonlyMap<string, string>;
+  bySlug: ReadonlyMap<string, TaskEntry>;
+}
+
+/**
+ * The last SnapshotInputs of a snapshot, with the task list they were made
+ * from: a wake for changed rows (the same snapshot and tasks) reuses them
+ * rather than index 500 sessions again (docs/status.md#incremental-wakes).
+ * The stamps' recorded processes are judged again by a full wake: a death
+ * brings one.
+ */
+const snapshotInputsCache = new WeakMap<TmuxSnapshot, { tasks: readonly TaskEntry[]; inputs: SnapshotInputs }>();
+
+function snapshotInputs(snap: TmuxSnapshot | null, tasks: readonly TaskEntry[], proof: SessionProof, reuse: boolean): SnapshotInputs {
+  const cached = snap && reuse ? snapshotInputsCache.get(snap) : undefined;
+  if (cached && cached.tasks === tasks) return cached.inputs;
   // No snapshot: tmux could not be read, so pending verdicts are 5 (cannot tell), never guesses.
   const nonceStamps = snap ? new Map<string, NonceStamp>(snap.sessions.map((s) => [s.name, { nonce: s.nonce, stamp: s.stamp }])) : null;
   const snapshot: TmuxSnapshot = snap ?? { sessions: [], clients: [], panes: [], config: {} };
+  const drivenBy = new Map<string, string>();
+  for (const t of [...tasks].sort((a, b) => (a.task?.updatedAt ?? '').localeCompare(b.task?.updatedAt ?? ''))) {
+    const owner = t.task ? ownerSid(t.task) : '';
+    if (owner) drivenBy.set(owner, t.slug);
+  }
+  const byStamp = new Map<string, SessionSnap>();
+  for (const s of snapshot.sessions) if (s.stamp) byStamp.set(s.stamp, s);
+  const inputs: SnapshotInputs = {
+    snapshot,
+    nonceStamps,
+    stampProcesses: stampProcessLiveness(snapshot.sessions, proof.processLiveness),
+    sessionByName: new Map(snapshot.sessions.map((s) => [s.name, s])),
+    byStamp,
+    drivenBy,
+    bySlug: taskBySlug(tasks),
+  };
+  if (snap) snapshotInputsCache.set(snap, { tasks, inputs });
+  return inputs;
+}
+
+/** `reuse`: the snapshot's inputs as the last view of the same snapshot and tasks made them (a wake for changed rows). */
+function viewInputs(snap: TmuxSnapshot | null, data: FleetData, proof: SessionProof, reuse = false): ViewInputs {
+  const { snapshot, nonceStamps, stampProcesses, sessionByName, byStamp, drivenBy, bySlug } = snapshotInputs(snap, data.tasks, proof, reuse);
   const registry = { readable: data.registry.readable, rows: data.rows, recorded: data.recorded };
-  const stampProcesses = stampProcessLiveness(snapshot.sessions, proof.processLiveness);
-  const bySlug = taskBySlug(data.tasks);
   const judge = (slug: string, asker: string): Decision => {
     const entry = bySlug.get(slug);
     return judgeFromSnapshot({
@@ -312,14 +355,7 @@ function viewInputs(snap: TmuxSnapshot | null, data: FleetData, proof: SessionPr
       stampProcesses,
     });
   };
-  const drivenBy = new Map<string, string>();
-  for (const t of [...data.tasks].sort((a, b) => (a.task?.updatedAt ?? '').localeCompare(b.task?.updatedAt ?? ''))) {
-    const owner = t.task ? ownerSid(t.task) : '';
-    if (owner) drivenBy.set(owner, t.slug);
-  }
-  const byStamp = new Map<string, SessionSnap>();
-  for (const s of snapshot.sessions) if (s.stamp) byStamp.set(s.stamp, s);
-  return { snapshot, sessionByName: new Map(snapshot.sessions.map((s) => [s.name, s])), byStamp, drivenBy, bySlug, judge, proof };
+  return { snapshot, sessionByName, byStamp, drivenBy, bySlug, judge, proof };
 }
 
 /** The task a session shows: the one bound to it (@fleet-task), else the one its stamp drives. */
@@ -435,7 +471,7 @@ export function updateView(
   keys: (sid: string) => readonly string[],
   goneChanged: ReadonlySet<string> = new Set(),
 ): ViewUpdate {
-  const v = viewInputs(snap, data, proof);
+  const v = viewInputs(snap, data, proof, true);
   const hit = (sid: string) => sid !== '' && (touched.has(sid) || keys(sid).some((k) => touched.has(k)));
   const ownerOf = (slug: string | null) => {
     const task = slug ? v.bySlug.get(slug)?.task : null;

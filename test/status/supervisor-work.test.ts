@@ -13,7 +13,7 @@ import { procStartTicks } from '../../src/proc';
 import { registryDir } from '../../src/context';
 import { makeRender, supervisorFormats } from '../../src/status/render';
 import { SEGMENT_OPTIONS, type Render } from '../../src/status/segment-writes';
-import { BUSY_WAKES, COALESCE_MS, DEBOUNCE_MS, Supervisor, tickDelay } from '../../src/status/supervisor';
+import { BUSY_WAKES, COALESCE_MS, DEBOUNCE_MS, Supervisor, tickDelay, WAKE_GAP_MS } from '../../src/status/supervisor';
 import { Tmux } from '../../src/tmux';
 import { makeFleetEnv, waitFor, type FleetEnv } from '../helpers/env';
 import { socketPathOf } from '../helpers/supervisor';
@@ -278,9 +278,10 @@ describe('order: a newer change is never overwritten by an older wake, and one t
 describe('tickDelay: a tick per wake while the fleet is quiet; under a burst, one per COALESCE_MS', () => {
   const times = (n: number, last: number, gap = 20) => Array.from({ length: n }, (_, i) => last - (n - 1 - i) * gap);
   it.each([
-    ['no wake in the last second', 10_000, [], 9_990, DEBOUNCE_MS],
+    ['no wake in the last second', 10_000, [], 9_000, DEBOUNCE_MS],
     ['wakes older than a second', 10_000, times(20, 8_999), 9_000, DEBOUNCE_MS],
-    [`${BUSY_WAKES} wakes in the last second: still one tick each`, 10_000, times(BUSY_WAKES, 10_000), 9_990, DEBOUNCE_MS],
+    [`${BUSY_WAKES} wakes in the last second: still one tick each`, 10_000, times(BUSY_WAKES, 10_000), 9_900, DEBOUNCE_MS],
+    ['a quiet fleet, the last tick just begun: WAKE_GAP_MS after it', 10_000, times(2, 10_000), 10_000, WAKE_GAP_MS],
     [`${BUSY_WAKES + 1} wakes, the last tick just begun: COALESCE_MS after it`, 10_000, times(BUSY_WAKES + 1, 10_000), 10_000, COALESCE_MS],
     [`${BUSY_WAKES + 1} wakes, the last tick 100 ms ago`, 10_000, times(BUSY_WAKES + 1, 10_000), 9_900, COALESCE_MS - 100],
     [`${BUSY_WAKES + 1} wakes, the last tick long enough ago`, 10_000, times(BUSY_WAKES + 1, 10_000), 9_000, DEBOUNCE_MS],
