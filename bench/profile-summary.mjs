@@ -2,19 +2,21 @@
 // Summarises a V8 .cpuprofile (node --cpu-prof): the functions with the most
 // self time, and the most inclusive time, by function and file:line. For the
 // supervisor under bench load: BENCH_SUPERVISOR_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR".
-//   node bench/profile-summary.mjs DIR/CPU.*.cpuprofile [top=25] [skip-seconds=0]
-// skip-seconds leaves out the start (the first wake), so that what is left is the steady work.
+//   node bench/profile-summary.mjs DIR/CPU.*.cpuprofile [top=25] [skip-seconds=0] [until-seconds]
+// skip-seconds leaves out the start (the first wake), so that what is left is the steady work;
+// until-seconds ends the window (part g's first churn window of the large fleet: 20 to 34).
 import { existsSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-const [file, topArg, skipArg] = process.argv.slice(2);
+const [file, topArg, skipArg, untilArg] = process.argv.slice(2);
 if (!file) {
   console.error('usage: profile-summary.mjs <file.cpuprofile> [top] [skip-seconds]');
   process.exit(2);
 }
 const top = Number(topArg) || 25;
 const skipUs = (Number(skipArg) || 0) * 1e6;
+const untilUs = untilArg ? Number(untilArg) * 1e6 : Infinity;
 const prof = JSON.parse(readFileSync(file, 'utf8'));
 const nodes = new Map(prof.nodes.map((n) => [n.id, n]));
 const parent = new Map();
@@ -25,7 +27,7 @@ const deltas = prof.timeDeltas ?? [];
 let at = 0;
 for (let i = 0; i < prof.samples.length; i++) {
   at += deltas[i] ?? 0;
-  if (at < skipUs) continue;
+  if (at < skipUs || at > untilUs) continue;
   const dt = deltas[i + 1] ?? 0;
   self.set(prof.samples[i], (self.get(prof.samples[i]) ?? 0) + dt);
 }

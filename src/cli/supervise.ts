@@ -1,6 +1,6 @@
 import { registryDir, type Context } from '../context';
 import { FleetError } from '../errors';
-import { Tmux } from '../tmux';
+import { ShellRunner, Tmux } from '../tmux';
 import { appendLog } from '../log';
 import { intervalMs as pollIntervalMs } from '../options';
 import { DriverProcessRecorder } from '../ownership/driver-process';
@@ -27,8 +27,9 @@ export async function makeSupervisor(ctx: Context, replace = false): Promise<Sup
   const [socketPath = '', pidText = '', intervalText = ''] = head.replace(/\n$/, '').split('\t');
   if (!socketPath) throw new FleetError(`${probe.describeServer()} did not tell its socket path`);
   const intervalMs = pollIntervalMs(intervalText);
-  // node:child_process, not execa: one write per change, and execa's own work per call costs as much as the fork (docs/budgets.md).
-  const tmux = new Tmux({ path: socketPath }, 'tmux', { direct: true });
+  // Each tmux client started by one small shell, not by node: node's fork of its own heap cost more than the call (docs/budgets.md).
+  const shell = new ShellRunner();
+  const tmux = new Tmux({ path: socketPath }, 'tmux', { runner: (bin, argv, deadlineMs) => shell.run(bin, argv, deadlineMs) });
   let supervisor: Supervisor | null = null;
   const recorder = new DriverProcessRecorder(ctx.home, (message) => appendLog(ctx.home, 'supervise', message));
   const stamper = new PaneStamper(ctx, tmux, () => supervisor?.wake());

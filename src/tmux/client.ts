@@ -1,5 +1,6 @@
 // The only code that runs tmux. argv arrays through execa (one read of `owner`:
-// node:child_process), never a shell string.
+// node:child_process; the supervisor: one long-lived sh, shell-runner.ts, each
+// argument quoted), never a shell string built from unquoted text.
 import type { SocketChoice } from '../context';
 import { TmuxError } from '../errors';
 import { FIELD_SEP, chainArgs, escapeArg, sessionTarget } from './args';
@@ -41,7 +42,12 @@ export interface TmuxOptions {
   direct?: boolean;
   /** Each call's deadline in ms (default TMUX_DEADLINE_MS). */
   deadlineMs?: number;
+  /** Who starts each tmux client instead (the supervisor's one shell: shell-runner.ts); same TmuxResult. */
+  runner?: TmuxRunner;
 }
+
+/** Starts one tmux client: `bin` with `argv`, killed at the deadline; never throws. */
+export type TmuxRunner = (bin: string, argv: readonly string[], deadlineMs: number) => Promise<TmuxResult>;
 
 /** Socket path of the server this process runs in, from $TMUX ("<socket>,<pid>,<session>"). */
 export function socketPathFromTmuxEnv(env: NodeJS.ProcessEnv = process.env): string | null {
@@ -92,7 +98,8 @@ export class Tmux implements TmuxReads {
   private spawn(args: readonly string[]): Promise<TmuxResult> {
     const argv = [...(this.options.startServer === false ? ['-N'] : []), ...this.socketArgs(), ...args];
     const deadlineMs = this.options.deadlineMs ?? TMUX_DEADLINE_MS;
-    return this.options.direct ? runDirect(this.bin, argv, deadlineMs) : runWithExeca(this.bin, argv, deadlineMs);
+    const runner = this.options.runner ?? (this.options.direct ? runDirect : runWithExeca);
+    return runner(this.bin, argv, deadlineMs);
   }
 
   /** Runs one tmux command; every argument is taken literally. Throws TmuxError on failure. */
@@ -162,7 +169,7 @@ export class Tmux implements TmuxReads {
 }
 
 /** What a call that missed its deadline returns: exit 124, as timeout(1) answers. */
-function timedOutResult(deadlineMs: number): TmuxResult {
+export function timedOutResult(deadlineMs: number): TmuxResult {
   return { stdout: '', stderr: `no answer within ${deadlineMs / 1000} s (is the server stopped?)`, exitCode: 124, timedOut: true };
 }
 

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TmuxError } from '../../src/errors';
 import { updateTask } from '../../src/tasks/store';
 import { Tmux, TMUX_DEADLINE_MS } from '../../src/tmux/client';
+import { ShellRunner } from '../../src/tmux/shell-runner';
 import { makeFleetEnv, runFleet, type FleetEnv } from '../helpers/env';
 import { startServer, type TestServer } from '../helpers/tmux-server';
 import { nonce } from '../ownership/fixture';
@@ -42,11 +43,16 @@ const SID = 'abcd1234-0000-4000-8000-000000000001';
 const seconds = `${TMUX_DEADLINE_MS / 1000} s`;
 
 describe('a stopped tmux server', () => {
-  it('a call gives up at the deadline, through execa and through the direct runner, as a TmuxError that says so', async () => {
-    for (const direct of [false, true]) {
-      const tmux = new Tmux({ name: server.name }, 'tmux', { direct, deadlineMs: 300 });
+  it('a call gives up at the deadline, through execa, the direct runner and the supervisor\'s shell, as a TmuxError that says so', async () => {
+    const shell = new ShellRunner();
+    for (const runner of ['execa', 'direct', 'shell'] as const) {
+      const tmux = new Tmux({ name: server.name }, 'tmux', {
+        direct: runner === 'direct',
+        deadlineMs: 300,
+        ...(runner === 'shell' ? { runner: (b: string, a: readonly string[], d: number) => shell.run(b, a, d) } : {}),
+      });
       const r = await tmux.tryRun(['display-message', '-p', '#{pid}']);
-      expect(r.timedOut, `direct ${direct}`).toBe(true);
+      expect(r.timedOut, runner).toBe(true);
       expect(r.exitCode).not.toBe(0);
       let caught: unknown;
       try {
@@ -58,6 +64,7 @@ describe('a stopped tmux server', () => {
       expect((caught as TmuxError).timedOut).toBe(true);
       expect((caught as TmuxError).message).toBe(`tmux display-message on tmux server -L ${server.name}: no answer within 0.3 s (is the server stopped?)`);
     }
+    shell.close();
   });
 
   it('stamp (the SessionStart hook) prints nothing, exits 0 and logs the timeout', async () => {
