@@ -578,6 +578,7 @@ function flip(fleet) {
   return { session: row.name, status: row.status };
 }
 const showAgent = (fleet, session) => tmux(fleet.server.name, ['show-options', '-qv', '-t', `=${session}:`, '@fleet-agent'], { allowFail: true });
+const IDLE_SCALE_S = QUICK ? 5 : 20;
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
@@ -613,6 +614,14 @@ async function benchScale() {
     f.rss = 0;
   }
   await sleep(3000);
+  // Nothing changing first: what a fleet costs per second without a change (the poll), part of each change's cost below.
+  for (const f of fleets) {
+    const a = procStat(f.sup.pid);
+    const t0 = Date.now();
+    await sleep(IDLE_SCALE_S * 1000);
+    const b = procStat(f.sup.pid);
+    f.idle = (b.utime + b.stime + b.cutime + b.cstime - a.utime - a.stime - a.cutime - a.cstime) / CLK_TCK / ((Date.now() - t0) / 1000);
+  }
   const loadStart = loadavg();
   const rounds = 2;
   const per = Math.max(1, Math.round(SCALE_S / rounds));
@@ -682,6 +691,7 @@ async function benchScale() {
     const label = `${f.sessions} sessions, ${f.rows} rows`;
     const share = (f.cpu / f.secs) * 100;
     note(`| g | supervisor CPU per change (it + the tmux it starts), ${label} | **${perChange(f).toFixed(2)} ms** (${share.toFixed(2)} % of a core at ${SCALE_RATE}/s, ${f.changes} changes; per change ${((f.sys / f.changes) * 1000).toFixed(1)} ms in its system time, ${((f.kids / f.changes) * 1000).toFixed(1)} ms in its shell and the tmux clients it ran) | ${f === large ? `< 8 % of a core | ${share < 8 ? 'met' : 'OVER'}` : 'reference | '} |`);
+    note(`| g | supervisor CPU with nothing changing, ${label}, ${IDLE_SCALE_S} s (the poll) | **${(f.idle * 100).toFixed(2)} %** of a core (${((f.idle * 1000) / SCALE_RATE).toFixed(2)} ms of each change's cost at ${SCALE_RATE}/s) | reference | |`);
     note(`| g | supervisor RSS (max VmRSS), ${label} | **${(f.rss / 1024).toFixed(1)} MB** | < 80 MB | ${f.rss / 1024 < 80 ? 'met' : 'OVER'} |`);
     note(`| g | row write → @fleet-agent shows it, ${label}, p50 / p90 (${f.lat.length} changes, polled) | **${pct(f.lat, 50).toFixed(0)} / ${pct(f.lat, 90).toFixed(0)} ms** | p50 < 60 ms | ${pct(f.lat, 50) < 60 ? 'met' : 'OVER'} |`);
     note(`| g | first wake, ${label}: \`supervise --once\` whole process / the daemon's first render | **${f.once.toFixed(0)} ms** / ${f.firstRender} ms | reference | load ${f.onceLoad} |`);

@@ -93,12 +93,18 @@ export function matchPaneAgents(panes: readonly PaneRef[], rows: readonly ProofR
   return out;
 }
 
-function panesByPid(panes: readonly PaneRef[]): Map<number, PaneRef> {
+/** The panes by their first process, once per panes array (a snapshot's: every wake for changed rows asks again). */
+const panesByPidCache = new WeakMap<readonly PaneRef[], ReadonlyMap<number, PaneRef>>();
+
+function panesByPid(panes: readonly PaneRef[]): ReadonlyMap<number, PaneRef> {
+  const cached = panesByPidCache.get(panes);
+  if (cached) return cached;
   const paneOfPid = new Map<number, PaneRef>();
   for (const p of panes) {
     const pid = Number(p.pid);
     if (Number.isInteger(pid) && pid > 1) paneOfPid.set(pid, p);
   }
+  panesByPidCache.set(panes, paneOfPid);
   return paneOfPid;
 }
 

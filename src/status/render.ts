@@ -12,7 +12,7 @@ import type { TmuxSnapshot } from '../tmux/snapshot';
 import { fleetAgents, fleetWaiters } from './agents';
 import { agentKindSegment, agentSegment, attentionSegment, hopSegment, hopShortSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
 import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
-import { CachedFleetData, chainKeys, computeView, updateView, type FleetLoad, type FleetView, type SessionView } from './view';
+import { CachedFleetData, ChainKeyIndex, chainKeys, computeView, updateView, type FleetLoad, type FleetView, type SessionView } from './view';
 
 /**
  * How soon the proof looks again while an agent is still to be proven, or can
@@ -62,8 +62,8 @@ export function makeRender(
     gone: ReadonlySet<string>;
     stampPids: number[];
   } | null = null;
-  /** Per session id a view was computed for (stamps, owners): the ids of its chain then (chainKeys). */
-  const keysOf = new Map<string, readonly string[]>();
+  /** Per session id a view was computed for (stamps, owners): the ids of its chain then. */
+  const keysOf = new ChainKeyIndex();
   return async (snapshot: TmuxSnapshot, hint: RenderHint): Promise<Rendered> => {
     const rowsReadBefore = source.rowsRead;
     const data = await source.load(!hint.registryOnly, hint.registryChanged, hint.jobsChanged);
@@ -117,14 +117,16 @@ export function makeRender(
     const proofArgs = { agentGone: proof.gone, unprovable: found.unprovable, kinds: found.kinds, processLiveness };
     let view: FleetView;
     let redo: ReadonlySet<string> | null = null;
+    let redone: ReadonlyMap<string, SessionView> | null = null;
     if (prev && data.touched !== null) {
       const goneChanged = new Set([...proof.gone, ...prev.gone].filter((name) => proof.gone.has(name) !== prev.gone.has(name)));
       const update = updateView(prev.view, snapshot, data, tracker, proofArgs, data.touched, (sid) => keysOf.get(sid) ?? [sid], goneChanged);
       view = update.view;
       redo = update.sessions;
+      redone = update.redone;
       // The chains that were touched may have moved: their ids as they are now.
       const touched = data.touched;
-      for (const [sid, keys] of keysOf) if (keys.some((k) => touched.has(k))) keysOf.set(sid, chainKeys(sid, data.rows));
+      for (const sid of keysOf.touchedBy(touched)) keysOf.set(sid, chainKeys(sid, data.rows));
     } else {
       view = computeView(snapshot, data, tracker, proofArgs);
       keysOf.clear();
@@ -145,10 +147,10 @@ export function makeRender(
     });
     let values: Map<string, Record<SegmentOption, string>>;
     let dirty: ReadonlySet<string> | undefined;
-    if (prev && redo) {
+    if (prev && redo && redone) {
       // The sessions not computed again keep their values; attention is the fleet's, so a new count goes to all of them.
       values = prev.values;
-      for (const s of view.sessions) if (redo.has(s.session)) values.set(s.session, segmentsOf(s));
+      for (const [name, s] of redone) values.set(name, segmentsOf(s));
       if (attention !== prev.attention) for (const v of values.values()) v['@fleet-attention'] = attention;
       else dirty = redo;
     } else {

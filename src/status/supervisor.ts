@@ -242,6 +242,7 @@ export class Supervisor {
     }
     this.running = true;
     this.lastTickAt = Date.now();
+    const cpuAt = this.debug ? process.cpuUsage() : null;
     const waited = this.firstWakeAt === null ? 0 : this.lastTickAt - this.firstWakeAt;
     this.firstWakeAt = null;
     try {
@@ -258,6 +259,7 @@ export class Supervisor {
       const renderAt = Date.now();
       const rendered = await this.cfg.render(snapshot, { registryOnly, registryChanged, jobsChanged: this.wakes.takeJobsChanged(), recheck });
       const writeAt = Date.now();
+      const cpuRender = cpuAt ? process.cpuUsage(cpuAt) : null;
       const computed = rendered.recomputed ?? snapshot.sessions.length;
       this.stats.sessions += computed;
       this.stats.rowsRead += rendered.rowsRead ?? 0;
@@ -274,7 +276,8 @@ export class Supervisor {
       if (this.debug) {
         const m = process.memoryUsage();
         const mb = (n: number) => (n / 1048576).toFixed(1);
-        this.log(`tick ${this.stats.ticks} (waited ${waited} ms, read ${renderAt - this.lastTickAt} ms, render ${writeAt - renderAt} ms, write ${Date.now() - writeAt} ms): ${rendered.rowsRead ?? 0} rows read, ${computed} sessions computed, ${changes.length} options, ${toasts.length} toasts, ${applied.calls} calls (${this.stats.reads} tmux reads in all); heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB, rss ${mb(m.rss)} MB`);
+        const cpu = cpuAt ? process.cpuUsage(cpuAt) : { user: 0, system: 0 };
+        this.log(`tick ${this.stats.ticks} (waited ${waited} ms, read ${renderAt - this.lastTickAt} ms, render ${writeAt - renderAt} ms, write ${Date.now() - writeAt} ms; cpu ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms, render ${cpuRender ? ((cpuRender.user + cpuRender.system) / 1000).toFixed(1) : 0} ms): ${rendered.rowsRead ?? 0} rows read, ${computed} sessions computed, ${changes.length} options, ${toasts.length} toasts, ${applied.calls} calls (${this.stats.reads} tmux reads in all); heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB, rss ${mb(m.rss)} MB`);
       }
       this.lastFailure = '';
       if (applied.failed.length > 0) {

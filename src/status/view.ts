@@ -11,6 +11,7 @@ import { CachedRegistryReader, readRegistry, type RegistrySnapshot, type RowChan
 import type { RegistryRow } from '../registry/schema';
 import { HopTracker, type HopEvent, type SessionHop } from '../registry/hop';
 import { follow } from '../registry/follow';
+import { carryRowIndexes } from '../registry/row-index';
 import { attachJobStates, CachedJobStates, jobsDirOf, rowJobIds, withJobStates } from '../registry/jobs';
 import { errorMessage, FleetError } from '../errors';
 import type { Tmux } from '../tmux/client';
@@ -166,6 +167,7 @@ export class CachedFleetData {
       for (const [file, r] of this.rowByFile) if (r.row.jobId && jobsChanged.has(r.row.jobId)) this.rowByFile.set(file, withJob(r));
     }
     const rows = changes.length === 0 && jobsChanged.size === 0 ? last.rows : reg.entries.map((e) => this.rowByFile.get(e.file) as LiveRow);
+    carryRowIndexes(last.rows, rows);
     // The recorded Drivers are judged again only when a row of theirs changed (a death brings a full load).
     const recordedTouched = [...touched].some((k) => this.recordedKeys.has(k));
     const recorded = recordedTouched ? await recordedDrivers(last.tasks, rows) : last.recorded;
@@ -445,11 +447,58 @@ export function chainKeys(sid: string, rows: readonly LiveRow[]): string[] {
   return keys;
 }
 
+/**
+ * Per session id a view was computed for (stamps, owners), the ids of its
+ * chain (chainKeys), and the other way round: a wake finds the session ids a
+ * change touches by the ids it names, not by a look at every session
+ * (docs/status.md#incremental-wakes).
+ */
+export class ChainKeyIndex {
+  private readonly keysOf = new Map<string, readonly string[]>();
+  private readonly sidsOf = new Map<string, Set<string>>();
+
+  get(sid: string): readonly string[] | undefined {
+    return this.keysOf.get(sid);
+  }
+
+  has(sid: string): boolean {
+    return this.keysOf.has(sid);
+  }
+
+  set(sid: string, keys: readonly string[]): void {
+    for (const k of this.keysOf.get(sid) ?? []) {
+      const sids = this.sidsOf.get(k);
+      sids?.delete(sid);
+      if (sids?.size === 0) this.sidsOf.delete(k);
+    }
+    this.keysOf.set(sid, keys);
+    for (const k of keys) {
+      const sids = this.sidsOf.get(k);
+      if (sids) sids.add(sid);
+      else this.sidsOf.set(k, new Set([sid]));
+    }
+  }
+
+  clear(): void {
+    this.keysOf.clear();
+    this.sidsOf.clear();
+  }
+
+  /** The session ids whose chains hold any of `ids`. */
+  touchedBy(ids: Iterable<string>): Set<string> {
+    const out = new Set<string>();
+    for (const id of ids) for (const sid of this.sidsOf.get(id) ?? []) out.add(sid);
+    return out;
+  }
+}
+
 /** What an incremental view was asked to recompute, and what it did (tests, the supervisor's stats). */
 export interface ViewUpdate {
   view: FleetView;
   /** The sessions whose views were computed again. */
   sessions: ReadonlySet<string>;
+  /** Their views now, by session name (the segments to render again). */
+  redone: ReadonlyMap<string, SessionView>;
 }
 
 /**
@@ -481,20 +530,27 @@ export function updateView(
   for (const s of v.snapshot.sessions) {
     if (goneChanged.has(s.name) || hit(s.stamp) || hit(ownerOf(slugOf(s, v)))) redo.add(s.name);
   }
-  const update = tracker.updateSome(
-    stampsOfSnapshot(v.snapshot).filter(([name]) => redo.has(name)),
-    data.rows,
-  );
+  // In snapshot order, as redo was filled.
+  const stamps: [string, string][] = [];
+  for (const name of redo) {
+    const stamp = v.sessionByName.get(name)?.stamp;
+    if (stamp) stamps.push([name, stamp]);
+  }
+  const update = tracker.updateSome(stamps, data.rows);
+  const redone = new Map<string, SessionView>();
   const sessions = prev.sessions.map((old) => {
     if (!redo.has(old.session)) return old;
     const s = v.sessionByName.get(old.session);
-    return (s && sessionView(s, v, update.sessions)) || old;
+    const now = (s && sessionView(s, v, update.sessions)) || old;
+    redone.set(now.session, now);
+    return now;
   });
-  const agentBySession = new Map(sessions.map((s) => [s.session, s.agent]));
+  let agentBySession: Map<string, SessionView['agent']> | undefined;
+  const agentOf = (name: string) => (agentBySession ??= new Map(sessions.map((s) => [s.session, s.agent]))).get(name) ?? null;
   // The same task files as prev's (the caller's precondition): index-aligned.
   const tasks = prev.tasks.map((old, i) => {
     if (!hit(old.owner) && !(old.session !== null && redo.has(old.session))) return old;
-    return taskView(data.tasks[i] as TaskEntry, v, update.sessions, (name) => agentBySession.get(name) ?? null);
+    return taskView(data.tasks[i] as TaskEntry, v, update.sessions, agentOf);
   });
   return {
     view: {
@@ -505,6 +561,7 @@ export function updateView(
       registry: { dir: data.registry.dir, readable: data.registry.readable, rows: data.rows.length, malformed: data.registry.malformed },
     },
     sessions: redo,
+    redone,
   };
 }
 
