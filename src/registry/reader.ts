@@ -298,6 +298,11 @@ export class CachedRegistryReader {
     return entries;
   }
 
+  /** A row file's place in the entries of the last read (undefined: not held). */
+  entryPosition(file: string): number | undefined {
+    return this.entryIndex.get(basename(file));
+  }
+
   /** The entries of the last read, kept while no row changes (a wake for a job's state file reads no row). */
   private entries: RegistryEntry[] | null = null;
 

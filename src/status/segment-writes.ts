@@ -94,10 +94,17 @@ export function diffWindows(last: WindowValues, want: WindowValues, existing: Re
   return changes;
 }
 
+/** A snapshot's sessions by name, once per snapshot: it is kept, and written into, for many wakes. */
+const sessionsByName = new WeakMap<TmuxSnapshot['sessions'], Map<string, TmuxSnapshot['sessions'][number]>>();
+
 /** What tmux holds after our write: the snapshot kept for the next registry-only wake. */
 export function applyToSnapshot(snapshot: TmuxSnapshot, changes: readonly OptionChange[]): void {
   const field: Record<string, SegmentField> = SNAPSHOT_FIELD;
-  const byName = new Map(snapshot.sessions.map((s) => [s.name, s]));
+  let byName = sessionsByName.get(snapshot.sessions);
+  if (!byName) {
+    byName = new Map(snapshot.sessions.map((s) => [s.name, s]));
+    sessionsByName.set(snapshot.sessions, byName);
+  }
   for (const c of changes) {
     if (c.window !== undefined) continue;
     const s = byName.get(c.session);

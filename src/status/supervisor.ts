@@ -268,7 +268,9 @@ export class Supervisor {
       const windows = rendered.windows ?? new Map();
       // A fresh snapshot (toasts) may differ anywhere: compared whole.
       const dirty = snapshot === this.last ? rendered.dirty : undefined;
-      const changes = [...diffSegments(snapshot, rendered.values, dirty), ...diffWindows(this.lastWindows, windows, new Set(snapshot.panes.map((p) => p.window)))];
+      // The windows that still exist matter only for windows written before.
+      const existing = this.lastWindows.size > 0 ? new Set(snapshot.panes.map((p) => p.window)) : new Set<string>();
+      const changes = [...diffSegments(snapshot, rendered.values, dirty), ...diffWindows(this.lastWindows, windows, existing)];
       const toasts = toastsForClients(snapshot, rendered.toasts);
       const applied = await applyChanges(this.cfg.tmux, changes, toasts);
       this.stats.writes += applied.calls;

@@ -11,7 +11,7 @@ import { CachedRegistryReader, readRegistry, type RegistrySnapshot, type RowChan
 import type { RegistryRow } from '../registry/schema';
 import { HopTracker, type HopEvent, type SessionHop } from '../registry/hop';
 import { follow } from '../registry/follow';
-import { carryRowIndexes } from '../registry/row-index';
+import { carryRowIndexes, rowsBySession } from '../registry/row-index';
 import { attachJobStates, CachedJobStates, jobsDirOf, rowJobIds, withJobStates } from '../registry/jobs';
 import { errorMessage, FleetError } from '../errors';
 import type { Tmux } from '../tmux/client';
@@ -36,12 +36,13 @@ export interface FleetData {
  * never outweighs the recorded process.
  */
 async function recordedDrivers(tasks: readonly TaskEntry[], rows: readonly LiveRow[]): Promise<ReadonlyMap<string, Liveness>> {
-  const held = new Set(rows.filter((r) => r.liveness === 'live').map((r) => r.row.sessionId));
+  const bySid = rowsBySession(rows);
+  const held = (sid: string) => bySid.get(sid)?.some((r) => r.liveness === 'live') ?? false;
   const recorded: RecordedProcess[] = [];
   for (const t of tasks) {
     const task = t.task;
     const owner = task ? ownerSid(task) : '';
-    if (task && owner !== '' && (task.driverPid !== undefined || task.driverJobId) && !held.has(owner)) {
+    if (task && owner !== '' && (task.driverPid !== undefined || task.driverJobId) && !held(owner)) {
       recorded.push({ sid: owner, pid: task.driverPid, procStart: task.driverProcStart, jobId: task.driverJobId });
     }
   }
@@ -166,14 +167,45 @@ export class CachedFleetData {
     if (jobsChanged.size > 0) {
       for (const [file, r] of this.rowByFile) if (r.row.jobId && jobsChanged.has(r.row.jobId)) this.rowByFile.set(file, withJob(r));
     }
-    const rows = changes.length === 0 && jobsChanged.size === 0 ? last.rows : reg.entries.map((e) => this.rowByFile.get(e.file) as LiveRow);
+    const rows = changes.length === 0 && jobsChanged.size === 0 ? last.rows : this.rowsNow(last.rows, reg, changes, jobsChanged);
     carryRowIndexes(last.rows, rows);
-    // The recorded Drivers are judged again only when a row of theirs changed (a death brings a full load).
-    const recordedTouched = [...touched].some((k) => this.recordedKeys.has(k));
-    const recorded = recordedTouched ? await recordedDrivers(last.tasks, rows) : last.recorded;
+    // The recorded Drivers are judged again only when a row of theirs changed (a death brings a full load), and only theirs.
+    const recordedTouched = [...touched].filter((k) => this.recordedKeys.has(k));
+    const recorded = recordedTouched.length > 0 ? await this.recordedAgain(last, rows, new Set(recordedTouched)) : last.recorded;
     this.last = { tasks: last.tasks, registry: reg, rows, pidsExist: this.liveness.lastExists, recorded };
     const before = changes.flatMap((c) => (c.before ? [c.before] : []));
     return { ...this.last, touched, changed: { before, after } };
+  }
+
+  /**
+   * The rows after a wake: the last rows with the changed ones swapped in, in
+   * place, when every change rewrote a row the reader held (its place kept);
+   * otherwise every entry looked up again.
+   */
+  private rowsNow(lastRows: LiveRow[], reg: RegistrySnapshot, changes: readonly RowChange[], jobsChanged: ReadonlySet<string>): LiveRow[] {
+    const whole = () => reg.entries.map((e) => this.rowByFile.get(e.file) as LiveRow);
+    if (jobsChanged.size > 0 || lastRows.length !== reg.entries.length || changes.some((c) => !c.before || !c.after)) return whole();
+    const rows = lastRows.slice();
+    for (const c of changes) {
+      const i = this.registry.entryPosition(c.file);
+      const now = this.rowByFile.get(c.file);
+      if (i === undefined || reg.entries[i]?.file !== c.file || !now) return whole();
+      rows[i] = now;
+    }
+    return rows;
+  }
+
+  /** The recorded Drivers with those of the tasks whose owner or parked job is in `keys` judged again. */
+  private async recordedAgain(last: FleetData, rows: readonly LiveRow[], keys: ReadonlySet<string>): Promise<ReadonlyMap<string, Liveness>> {
+    const hit = (t: TaskEntry) => t.task && (keys.has(ownerSid(t.task)) || (t.task.driverJobId !== undefined && keys.has(t.task.driverJobId)));
+    // Every task of an owner hit: the map holds one value per owner.
+    const owners = new Set(last.tasks.filter(hit).map((t) => (t.task ? ownerSid(t.task) : '')));
+    const tasks = last.tasks.filter((t) => t.task && owners.has(ownerSid(t.task)));
+    const again = await recordedDrivers(tasks, rows);
+    const recorded = new Map(last.recorded);
+    for (const t of tasks) if (t.task) recorded.delete(ownerSid(t.task));
+    for (const [sid, liveness] of again) recorded.set(sid, liveness);
+    return recorded;
   }
 }
 
