@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const [file, topArg, skipArg, untilArg] = process.argv.slice(2);
 if (!file) {
-  console.error('usage: profile-summary.mjs <file.cpuprofile> [top] [skip-seconds]');
+  console.error('usage: profile-summary.mjs <file.cpuprofile> [top] [skip-seconds] [until-seconds]');
   process.exit(2);
 }
 const top = Number(topArg) || 25;
