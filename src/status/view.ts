@@ -11,7 +11,7 @@ import { CachedRegistryReader, readRegistry, type RegistrySnapshot, type RowChan
 import type { RegistryRow } from '../registry/schema';
 import { HopTracker, type HopEvent, type SessionHop } from '../registry/hop';
 import { follow } from '../registry/follow';
-import { carryRowIndexes, rowsBySession } from '../registry/row-index';
+import { rowsBySession } from '../registry/row-index';
 import { attachJobStates, CachedJobStates, jobsDirOf, rowJobIds, withJobStates } from '../registry/jobs';
 import { errorMessage, FleetError } from '../errors';
 import type { Tmux } from '../tmux/client';
@@ -168,7 +168,6 @@ export class CachedFleetData {
       for (const [file, r] of this.rowByFile) if (r.row.jobId && jobsChanged.has(r.row.jobId)) this.rowByFile.set(file, withJob(r));
     }
     const rows = changes.length === 0 && jobsChanged.size === 0 ? last.rows : this.rowsNow(last.rows, reg, changes, jobsChanged);
-    carryRowIndexes(last.rows, rows);
     // The recorded Drivers are judged again only when a row of theirs changed (a death brings a full load), and only theirs.
     const recordedTouched = [...touched].filter((k) => this.recordedKeys.has(k));
     const recorded = recordedTouched.length > 0 ? await this.recordedAgain(last, rows, new Set(recordedTouched)) : last.recorded;

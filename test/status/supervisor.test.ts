@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { supervisorPidFile } from '../../src/nudge';
+import { nudgeSupervisors, supervisorPidFile } from '../../src/nudge';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +22,11 @@ const clients: StatusClient[] = [];
 const AGENT = `${process.execPath} ${STAND_IN}`;
 const opt = async (session: string, name: string) => (await server.run(['show-options', '-qv', '-t', `=${session}:`, name])).trim();
 const sidOf = async (session: string) => waitFor(async () => opt(session, '@claude_session_id'), `stamp of ${session}`, 15_000);
+/** Marks a session by hand, then nudges the supervisor, as stamp, spawn and takeover do after their writes. */
+const mark = async (session: string, options: Record<string, string>) => {
+  await server.tmux.chain(Object.entries(options).map(([k, v]) => ['set-option', '-t', `=${session}:`, k, v]));
+  nudgeSupervisors(fenv.home, supervisor.socketPath);
+};
 const type = async (session: string, text: string) => {
   await server.run(['send-keys', '-t', `=${session}:`, '-l', text]);
   await server.run(['send-keys', '-t', `=${session}:`, 'Enter']);
@@ -78,7 +83,7 @@ describe('status segments on an attached client', () => {
   it('names the other owner by its tmux session on a second session bound to the same task, then flips on a takeover', async () => {
     const owner = await sidOf('op-alpha');
     await server.newSession('intruder', ['sh', '-c', AGENT], { TMUX_FLEET_TASK: 'alpha' });
-    await server.run(['set-option', '-t', '=intruder:', '@fleet-task', 'alpha']);
+    await mark('intruder', { '@fleet-task': 'alpha' });
     const intruderSid = await sidOf('intruder');
     const c = await watch('intruder');
     await seen(c, `▲ alpha: owner op-alpha (${owner.slice(0, 8)}) live`, 'other owner');
@@ -108,7 +113,7 @@ describe('status segments on an attached client', () => {
     const now = new Date().toISOString();
     await writeFile(join(dir, 'task.json'), JSON.stringify({ slug: 'ghosted', createdAt: now, updatedAt: now, driverSid: ghost, driverPane: 'gone-pane' }));
     await server.newSession('watcher');
-    await server.run(['set-option', '-t', '=watcher:', '@fleet-task', 'ghosted']);
+    await mark('watcher', { '@fleet-task': 'ghosted' });
     const c = await watch('watcher');
     await seen(c, '▲ ghosted: owner ghost000 live', 'other owner, live');
     const before = (await stat(row)).mtimeMs;
@@ -133,7 +138,7 @@ describe('status segments on an attached client', () => {
     const marker = join(fenv.root, 'pwned');
     await server.newSession('hostile', ['sleep', '86400']);
     const sid = 'hostile-0000-4000-8000-000000000001';
-    await server.run(['set-option', '-t', '=hostile:', '@claude_session_id', sid]);
+    await mark('hostile', { '@claude_session_id': sid });
     const evil = `#(touch ${marker})#[fg=red]`;
     await writeFile(
       join(fenv.registry, `${process.pid}.json`),
@@ -155,8 +160,7 @@ describe('hostile ids in files the user or an agent wrote', () => {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await writeFile(join(dir, 'task.json'), JSON.stringify({ slug: 'evil', driverSid: evil, label: `#(touch ${marker}) #[bg=red]` }), { mode: 0o600 });
     await server.newSession('bystander', ['sleep', '86400']);
-    await server.run(['set-option', '-t', '=bystander:', '@fleet-task', 'evil']);
-    await server.run(['set-option', '-t', '=bystander:', '@claude_session_id', 'bystander-0000-4000-8000-000000000002']);
+    await mark('bystander', { '@fleet-task': 'evil', '@claude_session_id': 'bystander-0000-4000-8000-000000000002' });
     const c = await watch('bystander');
     // An id that is no UUID is shown whole, up to 24 characters.
     await seen(c, `▲ evil: owner ${`#(touch ${marker}`.slice(0, 23)}… gone`, 'hostile owner id');
@@ -171,7 +175,7 @@ describe('hostile ids in files the user or an agent wrote', () => {
     const marker = join(fenv.root, 'pwned-hop');
     const tab = `#(touch ${marker})-tab`;
     await server.newSession('hostile-hop', ['sleep', '86400']);
-    await server.run(['set-option', '-t', '=hostile-hop:', '@claude_session_id', tab]);
+    await mark('hostile-hop', { '@claude_session_id': tab });
     const sleeper = execa('sleep', ['86400'], { reject: false });
     try {
       await writeFile(join(fenv.registry, `${sleeper.pid}.json`), JSON.stringify({ pid: sleeper.pid, sessionId: '#[fg=red]#(job', kind: 'bg', status: 'busy', jobId: '0badf00d' }));
