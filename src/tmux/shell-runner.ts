@@ -32,6 +32,8 @@ export class ShellRunner {
    * a call early.
    */
   private readonly mark = `fleet-end-${randomBytes(16).toString('hex')}`;
+  /** The end of a call on stdout: the mark and the exit code, on a line of their own. */
+  private readonly stdoutEnd = new RegExp(`\\n${this.mark} (\\d+)\\n`);
 
   /** Runs one tmux client through the shell; calls run one at a time, in order. Never throws. */
   run(bin: string, argv: readonly string[], deadlineMs: number): Promise<TmuxResult> {
@@ -96,7 +98,7 @@ export class ShellRunner {
   private settle(): void {
     const call = this.current;
     if (!call) return;
-    const end = new RegExp(`\\n${this.mark} (\\d+)\\n`).exec(this.stdout);
+    const end = this.stdoutEnd.exec(this.stdout);
     const errEnd = this.stderr.indexOf(`\n${this.mark}\n`);
     if (!end || errEnd < 0) return;
     const result = { stdout: this.stdout.slice(0, end.index), stderr: this.stderr.slice(0, errEnd), exitCode: Number(end[1]) };
