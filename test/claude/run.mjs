@@ -113,7 +113,8 @@ if (left.length > 0) {
   }
   failed += 1;
 }
-await rm(homesRoot, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+if (process.env.TMUX_FLEET_CLAUDE_KEEP === '1') console.log(`claude tier: kept ${homesRoot}`);
+else await rm(homesRoot, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 
 console.log(`claude tier: ${passed} passed, ${failed} failed (${seconds(Date.now() - started)}; Claude Code ${versions.join(', ')})`);
 process.exit(code !== 0 || failed > 0 ? 1 : passed === 0 ? 1 : 0);

@@ -282,7 +282,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       const jobId = await until(() => newJobDir(world, before), 'the job of the loose tab', 90_000, 200);
       const waiter = await until(async () => (await attention(world)).waiting.find((w) => w.who === `job ${jobId}` && w.what.startsWith('API unavailable — retry')), "the job's API error listed by attention", 120_000, 500).catch(
         async (err: unknown) => {
-          throw new Error(`${String(err)}\n${await whatIsSeen(world, jobId)}`);
+          throw new Error(`${String(err)}\n${await whatIsSeen(world, jobId, 'loose')}`);
         },
       );
       expect(waiter.what).toContain('API Error: 500 scripted failure');
@@ -355,8 +355,9 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       timed('resume: r on the row of a task whose Driver was killed runs spawn --replace --resume; the task follows (handover reason resume)', async () => {
         const tr = await world.spawn('tr');
         await world.typeLine(tr.session, 'write a sonnet about sockets');
-        // Something to resume: the conversation's transcript on disk.
-        await until(() => transcriptOf(world.home, tr.sid), `the transcript of ${tr.sid}`, 60_000, 250);
+        // Something to resume: the conversation on disk. The transcript file comes first with only
+        // settings records; `claude --resume` of that prints "No conversation found" and exits.
+        await until(() => conversationIn(transcriptOf(world.home, tr.sid)), `the prompt in the transcript of ${tr.sid}`, 60_000, 250);
         process.kill(tr.row.pid, 'SIGKILL');
         await until(async () => / gone/.test((await world.fleet(['owner', 'tr', '--as', OTHER])).stdout), 'owner to read the killed Driver gone', 30_000, 250);
 
@@ -368,7 +369,11 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
           const t = await world.readTask('tr');
           const last = t.handovers?.at(-1);
           return last?.reason === 'resume' && last.to !== '' && t.driverSid === last.to ? t : null;
-        }, 'the task to follow the resumed session', 120_000, 250);
+        }, 'the task to follow the resumed session', 120_000, 250).catch(async (err) => {
+          const sessions = await world.tmux(['list-sessions', '-F', '#{session_name} #{pane_current_command} dead=#{pane_dead}']).catch((e) => String(e));
+          const screen = await world.screen('op-tr').catch((e) => String(e));
+          throw new Error(`${err}\ntask: ${JSON.stringify(await world.readTask('tr'))}\nsessions:\n${sessions}\nop-tr:\n${screen}`);
+        });
         // The resumed agent stamped op-tr: the handover spawn recorded names the session it resumed in.
         expect(task.handovers.at(-1)).toMatchObject({ from: tr.sid, reason: 'resume', to: task.driverSid, pane: 'op-tr' });
         expect(task.spawnNonce ?? '').toBe('');
@@ -422,8 +427,8 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
   });
 }
 
-/** The rows, a job's state file and `attention --json`, for a failure's message. */
-async function whatIsSeen(world: ClaudeWorld, jobId: string): Promise<string> {
+/** The rows, a job's state file, `attention --json` and the tab's screen, for a failure's message. */
+async function whatIsSeen(world: ClaudeWorld, jobId: string, tabSession = ''): Promise<string> {
   const rows = world.rows().map((r) => JSON.stringify({ pid: r.pid, sid: r.sessionId.slice(0, 8), kind: r.kind, status: r.status, jobId: r.jobId, parkedJobId: r.parkedJobId, spare: r.spare }));
   const state = world.jobState(jobId);
   return [
@@ -431,6 +436,7 @@ async function whatIsSeen(world: ClaudeWorld, jobId: string): Promise<string> {
     `state of ${jobId}: ${JSON.stringify(state ? { state: state.state, tempo: state.tempo, needs: state.needs } : null)}`,
     `jobs with a state file: ${[...jobDirs(world)].join(' ')}`,
     `attention: ${JSON.stringify((await attention(world)).waiting)}`,
+    ...(tabSession ? [`${tabSession}:\n${await world.screen(tabSession).catch((e: unknown) => String(e))}`] : []),
   ].join('\n');
 }
 
@@ -518,6 +524,20 @@ async function clearFollows(world: ClaudeWorld, slug: string, driver: { session:
 }
 
 /** The transcript file of a session id under the world's ~/.claude/projects, or '' when none. */
+/** Whether a transcript file holds a record of the conversation (the user's prompt), not only settings records. */
+function conversationIn(file: string): boolean {
+  if (file === '') return false;
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .some((line) => {
+      try {
+        return (JSON.parse(line) as { type?: unknown }).type === 'user';
+      } catch {
+        return false;
+      }
+    });
+}
+
 function transcriptOf(home: string, sid: string): string {
   const projects = join(home, '.claude', 'projects');
   if (!existsSync(projects)) return '';

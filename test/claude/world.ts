@@ -139,6 +139,8 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
     ANTHROPIC_API_KEY: apiKey,
     ...modelEnv,
     DISABLE_AUTOUPDATER: '1',
+    // TMUX_FLEET_CLAUDE_KEEP=1: the supervisor logs every tick, and close() leaves the HOME to read.
+    ...(process.env.TMUX_FLEET_CLAUDE_KEEP === '1' ? { TMUX_FLEET_DEBUG: '1' } : {}),
   };
   const tmux = async (args: string[]) => (await execa('tmux', ['-L', socket, ...args], { env: agentEnv, extendEnv: false })).stdout;
   // The server's global environment is the one its panes, hooks and the supervisor get.
@@ -258,7 +260,8 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
       // bg-pty-host processes leave a moment after the daemon; anything still here after that is killed.
       const quiet = await waitFor(() => world.processes().length === 0, `no process with HOME ${home}`, 30_000, 250).catch(() => false);
       if (quiet === false) for (const p of world.processes()) signal(p.pid, 'SIGKILL');
-      await rm(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+      if (process.env.TMUX_FLEET_CLAUDE_KEEP === '1') console.log(`claude tier: kept ${home}`);
+      else await rm(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
   try {
