@@ -38,45 +38,123 @@ export interface FleetAgent {
 const isJobRow = (row: RegistryRow) => row.kind === 'bg';
 const isTabRow = (row: RegistryRow) => row.kind === undefined || row.kind === 'interactive';
 
+type Hop = FleetView['sessions'][number]['hop'];
+
+/** The ids one task or session row shows: its own, and every row of its hop chain. */
+function eachShownId(hop: Hop, own: string, visit: (id: string) => void): void {
+  if (own) visit(own);
+  if (!hop) return;
+  visit(hop.base);
+  for (const link of hop.follow.chain) visit(link.sessionId);
+}
+
 /** The session ids a task or session row of the dashboard already shows (every row of its hop chain). */
 export function shownSessionIds(view: FleetView): Set<string> {
   const ids = new Set<string>();
-  // Plain loops: the supervisor runs this at every wake, over every session and task (docs/status.md#incremental-wakes).
-  const add = (hop: FleetView['sessions'][number]['hop'], own: string) => {
-    if (own) ids.add(own);
-    if (!hop) return;
-    ids.add(hop.base);
-    for (const link of hop.follow.chain) ids.add(link.sessionId);
-  };
-  for (const t of view.tasks) add(t.hop, t.owner);
-  for (const s of view.sessions) add(s.hop, s.stamp);
+  const add = (id: string) => ids.add(id);
+  for (const t of view.tasks) eachShownId(t.hop, t.owner, add);
+  for (const s of view.sessions) eachShownId(s.hop, s.stamp, add);
   return ids;
 }
 
 /**
- * The agents no task or session row shows, from live rows only. `paneAgents`:
- * matchPaneAgents' result (session name -> agents proven under its panes).
+ * shownSessionIds kept across the supervisor's wakes (docs/status.md#incremental-wakes):
+ * each id counted once per row that shows it, so a wake that recomputed a few
+ * sessions and tasks moves only their ids, not every chain of the fleet.
  */
-export function fleetAgents(view: FleetView, rows: readonly LiveRow[], paneAgents: ReadonlyMap<string, readonly PaneAgent[]>): FleetAgent[] {
-  const shown = shownSessionIds(view);
-  const live = rows.filter((r) => r.liveness === 'live');
-  const sessionOfPid = new Map<number, string>();
-  for (const [session, list] of paneAgents) for (const a of list) if (!sessionOfPid.has(a.row.pid)) sessionOfPid.set(a.row.pid, session);
-  const jobRow = new Map<string, LiveRow>();
-  for (const r of live) if (isJobRow(r.row) && r.row.jobId && !isSpare(r.row)) jobRow.set(r.row.jobId, r);
+export class ShownIds {
+  private readonly counts = new Map<string, number>();
+  private sessions: FleetView['sessions'] = [];
+  private tasks: FleetView['tasks'] = [];
+  private readonly add = (id: string) => this.counts.set(id, (this.counts.get(id) ?? 0) + 1);
+  private readonly remove = (id: string) => {
+    const n = (this.counts.get(id) ?? 0) - 1;
+    if (n > 0) this.counts.set(id, n);
+    else this.counts.delete(id);
+  };
 
-  // Which tmux session parked each job: a tab row under a pane, or a task session following it.
-  const parkedBy = new Map<string, string>();
-  for (const r of live) {
-    const s = sessionOfPid.get(r.row.pid);
-    if (r.row.parkedJobId && s) parkedBy.set(r.row.parkedJobId, s);
+  has(id: string): boolean {
+    return this.counts.has(id);
   }
-  for (const t of view.tasks) if (t.hop?.jobId && t.session) parkedBy.set(t.hop.jobId, t.session);
+
+  /** Every id of a view, counted again from nothing. */
+  reset(view: FleetView): void {
+    this.counts.clear();
+    for (const t of view.tasks) eachShownId(t.hop, t.owner, this.add);
+    for (const s of view.sessions) eachShownId(s.hop, s.stamp, this.add);
+    this.sessions = view.sessions;
+    this.tasks = view.tasks;
+  }
+
+  /**
+   * The view after updateView: its arrays are the last ones with some entries
+   * replaced, index for index (anything else is counted again from nothing).
+   */
+  update(view: FleetView): void {
+    if (view.sessions.length !== this.sessions.length || view.tasks.length !== this.tasks.length) {
+      this.reset(view);
+      return;
+    }
+    for (let i = 0; i < view.tasks.length; i++) {
+      const before = this.tasks[i]!;
+      const now = view.tasks[i]!;
+      if (before === now) continue;
+      eachShownId(before.hop, before.owner, this.remove);
+      eachShownId(now.hop, now.owner, this.add);
+    }
+    for (let i = 0; i < view.sessions.length; i++) {
+      const before = this.sessions[i]!;
+      const now = view.sessions[i]!;
+      if (before === now) continue;
+      eachShownId(before.hop, before.stamp, this.remove);
+      eachShownId(now.hop, now.stamp, this.add);
+    }
+    this.sessions = view.sessions;
+    this.tasks = view.tasks;
+  }
+}
+
+/**
+ * The agents no task or session row shows, from live rows only. `paneAgents`:
+ * matchPaneAgents' result (session name -> agents proven under its panes);
+ * `shown`: the view's shownSessionIds (the supervisor keeps them in a ShownIds).
+ */
+export function fleetAgents(
+  view: FleetView,
+  rows: readonly LiveRow[],
+  paneAgents: ReadonlyMap<string, readonly PaneAgent[]>,
+  shown: { has(id: string): boolean } = shownSessionIds(view),
+): FleetAgent[] {
+  // Plain passes over the rows, the maps the listed agents need built on first use: the supervisor runs this at every wake.
+  const jobRow = new Map<string, LiveRow>();
+  for (const r of rows) if (r.liveness === 'live' && isJobRow(r.row) && r.row.jobId && !isSpare(r.row)) jobRow.set(r.row.jobId, r);
+  let sessionOfPid: Map<number, string> | null = null;
+  const sessionOf = (pid: number): string | null => {
+    if (sessionOfPid === null) {
+      sessionOfPid = new Map();
+      for (const [session, list] of paneAgents) for (const a of list) if (!sessionOfPid.has(a.row.pid)) sessionOfPid.set(a.row.pid, session);
+    }
+    return sessionOfPid.get(pid) ?? null;
+  };
+  // Which tmux session parked each job: a tab row under a pane, or a task session following it.
+  let parkedBy: Map<string, string> | null = null;
+  const parkedByOf = (jobId: string): string | null => {
+    if (parkedBy === null) {
+      parkedBy = new Map();
+      for (const r of rows) {
+        if (r.liveness !== 'live' || !r.row.parkedJobId) continue;
+        const s = sessionOf(r.row.pid);
+        if (s) parkedBy.set(r.row.parkedJobId, s);
+      }
+      for (const t of view.tasks) if (t.hop?.jobId && t.session) parkedBy.set(t.hop.jobId, t.session);
+    }
+    return parkedBy.get(jobId) ?? null;
+  };
 
   const out: FleetAgent[] = [];
   const listedJobs = new Set<string>();
-  for (const r of live) {
-    if (!isTabRow(r.row) || shown.has(r.row.sessionId) || isSpare(r.row)) continue;
+  for (const r of rows) {
+    if (r.liveness !== 'live' || !isTabRow(r.row) || shown.has(r.row.sessionId) || isSpare(r.row)) continue;
     const jobId = r.row.parkedJobId ?? null;
     const job = jobId ? jobRow.get(jobId) : undefined;
     const worker = job ?? r;
@@ -85,7 +163,7 @@ export function fleetAgents(view: FleetView, rows: readonly LiveRow[], paneAgent
       kind: jobId ? 'parked' : 'agent',
       sessionId: r.row.sessionId,
       jobId,
-      session: sessionOfPid.get(r.row.pid) ?? null,
+      session: sessionOf(r.row.pid),
       parkedBy: null,
       agent: agentStateOf(worker),
       cwd: worker.row.cwd ?? r.row.cwd ?? null,
@@ -100,7 +178,7 @@ export function fleetAgents(view: FleetView, rows: readonly LiveRow[], paneAgent
       sessionId: r.row.sessionId,
       jobId,
       session: null,
-      parkedBy: parkedBy.get(jobId) ?? null,
+      parkedBy: parkedByOf(jobId),
       agent: agentStateOf(r),
       cwd: r.row.cwd ?? null,
       startedAt: timeMs(r.row.startedAt),

@@ -9,7 +9,7 @@ import { HopTracker } from '../registry/hop';
 import { hopToast, shorten } from './hop-text';
 import { ownerSid, type Task } from '../tasks/schema';
 import type { TmuxSnapshot } from '../tmux/snapshot';
-import { fleetAgents, fleetWaiters } from './agents';
+import { fleetAgents, fleetWaiters, ShownIds } from './agents';
 import { agentKindSegment, agentSegment, attentionSegment, hopSegment, hopShortSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
 import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
 import { CachedFleetData, ChainKeyIndex, chainKeys, computeView, updateView, type FleetLoad, type FleetView, type SessionView } from './view';
@@ -64,6 +64,8 @@ export function makeRender(
   } | null = null;
   /** Per session id a view was computed for (stamps, owners): the ids of its chain then. */
   const keysOf = new ChainKeyIndex();
+  /** The ids the view's rows show, moved only for the sessions and tasks a wake computed again. */
+  const shown = new ShownIds();
   return async (snapshot: TmuxSnapshot, hint: RenderHint): Promise<Rendered> => {
     const rowsReadBefore = source.rowsRead;
     const data = await source.load(!hint.registryOnly, hint.registryChanged, hint.jobsChanged);
@@ -127,15 +129,17 @@ export function makeRender(
       // The chains that were touched may have moved: their ids as they are now.
       const touched = data.touched;
       for (const sid of keysOf.touchedBy(touched)) keysOf.set(sid, chainKeys(sid, data.rows));
+      shown.update(view);
     } else {
       view = computeView(snapshot, data, tracker, proofArgs);
       keysOf.clear();
       for (const s of view.sessions) if (s.stamp !== '') keysOf.set(s.stamp, chainKeys(s.stamp, data.rows));
       for (const t of view.tasks) if (t.owner !== '' && !keysOf.has(t.owner)) keysOf.set(t.owner, chainKeys(t.owner, data.rows));
+      shown.reset(view);
     }
     const styles = stylesFrom(snapshot.config);
     // Attention across the fleet (docs/status.md#attention): the same value in every session.
-    const waiters = fleetWaiters(view, fleetAgents(view, data.rows, proof.agents));
+    const waiters = fleetWaiters(view, fleetAgents(view, data.rows, proof.agents, shown));
     const attention = attentionSegment(waiters.length, styles);
     const segmentsOf = (s: SessionView): Record<SegmentOption, string> => ({
       '@fleet-owner': s.slug && s.decision ? ownerSegment(s.slug, s.decision, styles, s.agentGone, s.unprovable !== null) : '',
