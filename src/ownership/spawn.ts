@@ -16,7 +16,8 @@ import { formatBytes, readRegularFileBytes, readUserFile, UnsafeFileError } from
 import { echoInput } from '../text';
 import { isAbsolute, join, resolve } from 'node:path';
 import { realpath } from 'node:fs/promises';
-import { makePrivateDirs, taskDir, type Context } from '../context';
+import { claudeConfigDir, makePrivateDirs, taskDir, type Context } from '../context';
+import { findTranscript, transcriptHasConversation } from '../registry/transcript';
 import { FleetError, UsageError, errorMessage } from '../errors';
 import { launchPrompt, pointerLine } from '../pointer';
 import { nudgeSupervisors } from '../nudge';
@@ -157,6 +158,16 @@ async function runUndo(u: Undo): Promise<string[]> {
   return left;
 }
 
+/** The transcript of `sid` when it exists and holds no message (a file that cannot be read tells nothing: null). */
+function unresumableTranscript(projectsDir: string, sid: string): string | null {
+  try {
+    const file = findTranscript(projectsDir, sid);
+    return file !== null && !transcriptHasConversation(file) ? file : null;
+  } catch {
+    return null;
+  }
+}
+
 export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptions): Promise<SpawnResult> {
   const slug = assertSlug(slugArg);
   const env = ctx.env;
@@ -195,6 +206,11 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
     const sid = previous ? ownerSid(previous) || previous.priorDriverSid || '' : '';
     if (!isValidSid(sid)) throw new UsageError(`spawn --resume: task ${slug} records no previous Driver session id to resume`);
     resumeSid = sid;
+    // Only Claude Code writes under its projects directory: a transcript there with no message cannot be resumed (docs/ownership.md#resume).
+    const transcript = unresumableTranscript(join(claudeConfigDir(env), 'projects'), sid);
+    if (transcript !== null) {
+      throw new FleetError(`spawn --resume: session ${sid} has no conversation to resume (its transcript ${transcript} holds no message yet); spawn ${slug} without --resume`);
+    }
   }
 
   // --- tmux: the server must be running; its options name the session and the agent. ---

@@ -9,7 +9,7 @@
 // raw terminal output instead: cursor moves and redraws that only a terminal reads.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readRegularFileTail, UnsafeFileError } from '../fs-safe';
+import { readRegularFileBytes, readRegularFileTail, UnsafeFileError } from '../fs-safe';
 import { printable, withoutEscapes } from '../text';
 import type { RegistryRow } from './schema';
 
@@ -113,6 +113,36 @@ export function findTranscript(projectsDir: string, sid: string): string | null 
     }
   }
   return null;
+}
+
+/** How much of a transcript's start is read to find a message: its first records. */
+const CONVERSATION_HEAD_BYTES = 256 * 1024;
+
+/**
+ * Whether a transcript records a message to resume. Claude Code creates the
+ * file with settings records (mode, permission mode, title) before the first
+ * prompt is saved; `claude --resume` of such a session prints "No conversation
+ * found with session ID" and exits (docs/ownership.md#resume). A file larger than
+ * what is read is taken to hold one.
+ */
+export function transcriptHasConversation(file: string): boolean {
+  let text: string;
+  try {
+    text = readRegularFileBytes(file, CONVERSATION_HEAD_BYTES).toString('utf8');
+  } catch (err) {
+    if (err instanceof UnsafeFileError && err.code === 'EFBIG') return true;
+    throw err;
+  }
+  for (const line of text.split('\n')) {
+    if (!line.includes('"type"')) continue;
+    try {
+      const type = (JSON.parse(line) as { type?: unknown }).type;
+      if (type === 'user' || type === 'assistant') return true;
+    } catch {
+      // a record caught mid-write
+    }
+  }
+  return false;
 }
 
 export interface JobTranscript {

@@ -1,6 +1,6 @@
 // spawn on a real private tmux server with the stand-in agent.
 import { existsSync } from 'node:fs';
-import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/env';
@@ -172,6 +172,33 @@ describe('spawn', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect((await record(rec)).argv).toEqual(['--resume', 'first-sid']);
     expect((await w.readTask('res')).driverSid).toBe('');
+  });
+
+  it('--resume of a session whose transcript holds no message yet is refused with one line, nothing changed; once it holds one, it resumes', async () => {
+    expect((await w.fleet(['spawn', 'nores', '--cmd', w.standInCmd({ STAND_IN_SID: 'early-sid' })])).exitCode).toBe(0);
+    expect(await w.waitOwner('nores')).toBe('early-sid');
+    // What Claude Code 2.1.333 leaves when its process is killed before the first prompt is saved.
+    const dir = join(w.fe.claudeDir, 'projects', '-work');
+    await mkdir(dir, { recursive: true });
+    const transcript = join(dir, 'early-sid.jsonl');
+    const settingsOnly = ['mode', 'permission-mode'].map((type) => JSON.stringify({ type, sessionId: 'early-sid' })).join('\n') + '\n';
+    await writeFile(transcript, settingsOnly);
+    const task = await readFile(w.taskPath('nores'), 'utf8');
+    const sessionId = await w.display('op-nores', '#{session_id}');
+    const rec = join(w.fe.root, 'rec-nores.json');
+    const cmd = w.standInCmd({ STAND_IN_RECORD: rec, STAND_IN_NO_STAMP: '1' });
+    const refused = await w.fleet(['spawn', 'nores', '--replace', '--resume', '--cmd', cmd]);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toContain(`session early-sid has no conversation to resume (its transcript ${transcript} holds no message yet)`);
+    expect(await readFile(w.taskPath('nores'), 'utf8')).toBe(task);
+    expect(await w.display('op-nores', '#{session_id}')).toBe(sessionId);
+    expect(existsSync(rec)).toBe(false);
+
+    await writeFile(transcript, `${settingsOnly}${JSON.stringify({ type: 'user', message: { role: 'user', content: 'write a sonnet' }, sessionId: 'early-sid' })}\n`);
+    const resumed = await w.fleet(['spawn', 'nores', '--replace', '--resume', '--cmd', cmd]);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect((await record(rec)).argv).toEqual(['--resume', 'early-sid']);
   });
 
   it('uses @fleet-session-prefix and @fleet-agent-cmd', async () => {

@@ -6,7 +6,7 @@
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findTranscript, jobTranscript, recordLines, transcriptLines } from '../../src/registry/transcript';
+import { findTranscript, jobTranscript, recordLines, transcriptHasConversation, transcriptLines } from '../../src/registry/transcript';
 import { makeTempDir, type TempDir } from '../helpers/env';
 import { ROOT } from '../helpers/paths';
 
@@ -44,6 +44,32 @@ describe('transcriptLines', () => {
   it('hostile text cannot move the cursor or retitle the terminal', () => {
     const lines = recordLines({ type: 'assistant', message: { content: [{ type: 'text', text: 'ok\u001b]2;pwned\u0007\u001b[2J done' }] } });
     expect(lines.join('')).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+  });
+});
+
+describe('transcriptHasConversation', () => {
+  let d: TempDir;
+  beforeEach(async () => {
+    d = await makeTempDir();
+  });
+  afterEach(async () => {
+    await d.cleanup();
+  });
+  const settings = ['{"type":"mode","mode":"normal","sessionId":"s"}', '{"type":"permission-mode","permissionMode":"default","sessionId":"s"}', '{"type":"ai-title","aiTitle":"Write a sonnet about","sessionId":"s"}'];
+  const cases: { name: string; text: () => Promise<string> | string; want: boolean }[] = [
+    { name: 'settings records alone (a Driver killed before its first prompt was saved)', text: () => settings.join('\n') + '\n', want: false },
+    { name: 'empty', text: () => '', want: false },
+    { name: 'a user record', text: () => [...settings, '{"type":"user","message":{"role":"user","content":"hi"}}'].join('\n'), want: true },
+    { name: 'an assistant record', text: () => '{"type":"assistant","message":{"role":"assistant","content":[]}}\n', want: true },
+    { name: 'a record cut mid-write and no message', text: () => `${settings[0]}\n{"type":"user","mess`, want: false },
+    { name: 'the word user elsewhere than the type', text: () => '{"type":"mode","mode":"user"}\n', want: false },
+    { name: 'a real 2.1.333 transcript', text: () => fixture('transcript-2.1.333-tab.jsonl'), want: true },
+    { name: 'larger than what is read: taken to hold one', text: () => `${settings[0]}\n`.repeat(8000), want: true },
+  ];
+  it.each(cases)('$name: $want', async ({ text, want }) => {
+    const file = join(d.path, 's.jsonl');
+    await writeFile(file, await text());
+    expect(transcriptHasConversation(file)).toBe(want);
   });
 });
 
