@@ -77,6 +77,17 @@ export class ShownIds {
     return this.counts.has(id);
   }
 
+  /** The ids of the entries replaced (index for index) moved from the old ones to the new. */
+  private move<T extends { hop: Hop }>(before: readonly T[], now: readonly T[], own: (entry: T) => string): void {
+    for (let i = 0; i < now.length; i++) {
+      const was = before[i]!;
+      const is = now[i]!;
+      if (was === is) continue;
+      eachShownId(was.hop, own(was), this.remove);
+      eachShownId(is.hop, own(is), this.add);
+    }
+  }
+
   /** Every id of a view, counted again from nothing. */
   reset(view: FleetView): void {
     this.counts.clear();
@@ -95,20 +106,8 @@ export class ShownIds {
       this.reset(view);
       return;
     }
-    for (let i = 0; i < view.tasks.length; i++) {
-      const before = this.tasks[i]!;
-      const now = view.tasks[i]!;
-      if (before === now) continue;
-      eachShownId(before.hop, before.owner, this.remove);
-      eachShownId(now.hop, now.owner, this.add);
-    }
-    for (let i = 0; i < view.sessions.length; i++) {
-      const before = this.sessions[i]!;
-      const now = view.sessions[i]!;
-      if (before === now) continue;
-      eachShownId(before.hop, before.stamp, this.remove);
-      eachShownId(now.hop, now.stamp, this.add);
-    }
+    this.move(this.tasks, view.tasks, (t) => t.owner);
+    this.move(this.sessions, view.sessions, (s) => s.stamp);
     this.sessions = view.sessions;
     this.tasks = view.tasks;
   }

@@ -47,14 +47,16 @@ describe('transcriptLines', () => {
   });
 });
 
+// A directory of its own for each test that writes transcripts.
+let d: TempDir;
+beforeEach(async () => {
+  d = await makeTempDir();
+});
+afterEach(async () => {
+  await d.cleanup();
+});
+
 describe('transcriptHasConversation', () => {
-  let d: TempDir;
-  beforeEach(async () => {
-    d = await makeTempDir();
-  });
-  afterEach(async () => {
-    await d.cleanup();
-  });
   const settings = ['{"type":"mode","mode":"normal","sessionId":"s"}', '{"type":"permission-mode","permissionMode":"default","sessionId":"s"}', '{"type":"ai-title","aiTitle":"Write a sonnet about","sessionId":"s"}'];
   const cases: { name: string; text: () => Promise<string> | string; want: boolean }[] = [
     { name: 'settings records alone (a Driver killed before its first prompt was saved)', text: () => settings.join('\n') + '\n', want: false },
@@ -74,13 +76,6 @@ describe('transcriptHasConversation', () => {
 });
 
 describe('jobTranscript', () => {
-  let d: TempDir;
-  beforeEach(async () => {
-    d = await makeTempDir();
-  });
-  afterEach(async () => {
-    await d.cleanup();
-  });
 
   it("the job's own transcript, else the tab's it forked from; a link is not followed; none: null", async () => {
     const projects = join(d.path, 'projects');
