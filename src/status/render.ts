@@ -122,13 +122,15 @@ export function makeRender(
     let redone: ReadonlyMap<string, SessionView> | null = null;
     if (prev && data.touched !== null) {
       const goneChanged = new Set([...proof.gone, ...prev.gone].filter((name) => proof.gone.has(name) !== prev.gone.has(name)));
-      const update = updateView(prev.view, snapshot, data, tracker, proofArgs, data.touched, (sid) => keysOf.get(sid) ?? [sid], goneChanged);
+      const chainsHit = keysOf.touchedBy(data.touched);
+      const hitSids = new Set(chainsHit);
+      for (const id of data.touched) hitSids.add(id);
+      const update = updateView(prev.view, snapshot, data, tracker, proofArgs, hitSids, goneChanged);
       view = update.view;
       redo = update.sessions;
       redone = update.redone;
       // The chains that were touched may have moved: their ids as they are now.
-      const touched = data.touched;
-      for (const sid of keysOf.touchedBy(touched)) keysOf.set(sid, chainKeys(sid, data.rows));
+      for (const sid of chainsHit) keysOf.set(sid, chainKeys(sid, data.rows));
       shown.update(view);
     } else {
       view = computeView(snapshot, data, tracker, proofArgs);

@@ -536,10 +536,11 @@ export interface ViewUpdate {
  * The view after a change of registry rows or job states alone, with the
  * same tmux snapshot and task files as `prev`
  * (docs/status.md#incremental-wakes): only the sessions and tasks whose
- * session ids, or whose chains' ids, are in `touched` are computed again;
- * the others keep their views. `keys(sid)` gives the ids a session id's view
- * was computed from (chainKeys, as of `prev`); `goneChanged`: the sessions
- * whose stamped agent was found gone, or back, by this wake's proof.
+ * session ids, or whose chains' ids, the change touched are computed again;
+ * the others keep their views. `hitSids`: the session ids the change touched
+ * and those whose chains (as of `prev`) hold one of them (ChainKeyIndex.touchedBy);
+ * `goneChanged`: the sessions whose stamped agent was found gone, or back, by
+ * this wake's proof.
  */
 export function updateView(
   prev: FleetView,
@@ -547,12 +548,11 @@ export function updateView(
   data: FleetData,
   tracker: HopTracker,
   proof: SessionProof,
-  touched: ReadonlySet<string>,
-  keys: (sid: string) => readonly string[],
+  hitSids: ReadonlySet<string>,
   goneChanged: ReadonlySet<string> = new Set(),
 ): ViewUpdate {
   const v = viewInputs(snap, data, proof, true);
-  const hit = (sid: string) => sid !== '' && (touched.has(sid) || keys(sid).some((k) => touched.has(k)));
+  const hit = (sid: string) => sid !== '' && hitSids.has(sid);
   const ownerOf = (slug: string | null) => {
     const task = slug ? v.bySlug.get(slug)?.task : null;
     return task ? ownerSid(task) : '';
