@@ -66,6 +66,7 @@ describe('transcriptHasConversation', () => {
     { name: 'a record cut mid-write and no message', text: () => `${settings[0]}\n{"type":"user","mess`, want: false },
     { name: 'the word user elsewhere than the type', text: () => '{"type":"mode","mode":"user"}\n', want: false },
     { name: 'a real 2.1.333 transcript', text: () => fixture('transcript-2.1.333-tab.jsonl'), want: true },
+    { name: 'what 2.1.333 left of a Driver killed before its first prompt was saved', text: () => fixture('transcript-2.1.333-no-message.jsonl'), want: false },
     { name: 'larger than what is read: taken to hold one', text: () => `${settings[0]}\n`.repeat(8000), want: true },
   ];
   it.each(cases)('$name: $want', async ({ text, want }) => {
