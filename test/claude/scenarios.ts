@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sleep } from '../helpers/env';
+import { transcriptHasConversation } from '../../src/registry/transcript';
 import { seconds, tierTimings } from '../helpers/tier';
 import { cmdlineOf, openDashboard } from './dashboard';
 import { captureJobState, captureRow, describeTraffic, livenessOf, makeClaudeWorld, processesWithHome, until, type ClaudeWorld, type Row, type WorldClient } from './world';
@@ -357,7 +358,10 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         await world.typeLine(tr.session, 'write a sonnet about sockets');
         // Something to resume: the conversation on disk. The transcript file comes first with only
         // settings records; `claude --resume` of that prints "No conversation found" and exits.
-        await until(() => conversationIn(transcriptOf(world.home, tr.sid)), `the prompt in the transcript of ${tr.sid}`, 60_000, 250);
+        await until(() => {
+          const file = transcriptOf(world.home, tr.sid);
+          return file !== '' && transcriptHasConversation(file);
+        }, `the prompt in the transcript of ${tr.sid}`, 60_000, 250);
         process.kill(tr.row.pid, 'SIGKILL');
         await until(async () => / gone/.test((await world.fleet(['owner', 'tr', '--as', OTHER])).stdout), 'owner to read the killed Driver gone', 30_000, 250);
 
@@ -524,20 +528,6 @@ async function clearFollows(world: ClaudeWorld, slug: string, driver: { session:
 }
 
 /** The transcript file of a session id under the world's ~/.claude/projects, or '' when none. */
-/** Whether a transcript file holds a record of the conversation (the user's prompt), not only settings records. */
-function conversationIn(file: string): boolean {
-  if (file === '') return false;
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .some((line) => {
-      try {
-        return (JSON.parse(line) as { type?: unknown }).type === 'user';
-      } catch {
-        return false;
-      }
-    });
-}
-
 function transcriptOf(home: string, sid: string): string {
   const projects = join(home, '.claude', 'projects');
   if (!existsSync(projects)) return '';
