@@ -11,7 +11,7 @@ import { CachedRegistryReader, readRegistry, type RegistrySnapshot, type RowChan
 import type { RegistryRow } from '../registry/schema';
 import { HopTracker, type HopEvent, type SessionHop } from '../registry/hop';
 import { follow } from '../registry/follow';
-import { rowsBySession } from '../registry/row-index';
+import { moveRowIndexes, rowsBySession } from '../registry/row-index';
 import { attachJobStates, CachedJobStates, jobsDirOf, rowJobIds, withJobStates } from '../registry/jobs';
 import { errorMessage, FleetError } from '../errors';
 import type { Tmux } from '../tmux/client';
@@ -185,12 +185,15 @@ export class CachedFleetData {
     const whole = () => reg.entries.map((e) => this.rowByFile.get(e.file) as LiveRow);
     if (jobsChanged.size > 0 || lastRows.length !== reg.entries.length || changes.some((c) => !c.before || !c.after)) return whole();
     const rows = lastRows.slice();
+    const swapped: [LiveRow, LiveRow][] = [];
     for (const c of changes) {
       const i = this.registry.entryPosition(c.file);
       const now = this.rowByFile.get(c.file);
       if (i === undefined || reg.entries[i]?.file !== c.file || !now) return whole();
+      swapped.push([rows[i] as LiveRow, now]);
       rows[i] = now;
     }
+    moveRowIndexes(lastRows, rows, swapped);
     return rows;
   }
 
