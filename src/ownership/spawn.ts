@@ -269,8 +269,13 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
     const dir = taskDir(ctx.home, slug);
     if (!(await isDirectory(dir))) {
       makePrivateDirs(ctx.home);
-      await mkdir(dir, { mode: 0o700 });
-      undo.steps.push(() => rmdir(dir).catch(() => undefined));
+      try {
+        await mkdir(dir, { mode: 0o700 });
+        undo.steps.push(() => rmdir(dir).catch(() => undefined));
+      } catch (err) {
+        // A concurrent spawn of this slug made it first: it is the task's directory all the same (the lock below serializes them).
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !(await isDirectory(dir))) throw err;
+      }
     }
     await chmod(dir, 0o700);
 

@@ -61,4 +61,20 @@ describe(`${SPAWNS} concurrent spawn --replace of one slug, ${ROUNDS} rounds`, (
     }
     expect(mismatches).toEqual([]);
   }, 300_000);
+
+  it('fresh slugs: every spawn lands, none fails on the task directory a concurrent one made', async () => {
+    // Each spawn of a new slug makes its directory; the three of one slug can reach that at the same moment.
+    const slugs = ['fresh-a', 'fresh-b', 'fresh-c', 'fresh-d', 'fresh-e', 'fresh-f'];
+    const results = await Promise.all(
+      slugs.flatMap((slug) =>
+        Array.from({ length: SPAWNS }, () => runFleet(['spawn', slug, '--replace', '--cmd', 'sleep 600', '--json'], { env: fe.env, cwd: fe.root, timeoutMs: 60_000 })),
+      ),
+    );
+    expect(results.map((r) => [r.exitCode, r.stderr])).toEqual(results.map(() => [0, '']));
+    for (const slug of slugs) {
+      const task = JSON.parse(await readFile(join(fe.home, 'tasks', slug, 'task.json'), 'utf8')) as { spawnNonce?: string };
+      const live = (await server.run(['show-options', '-qv', '-t', `=op-${slug}:`, '@spawn_nonce'])).trim();
+      expect(live, slug).toBe(task.spawnNonce);
+    }
+  }, 300_000);
 });
