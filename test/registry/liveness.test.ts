@@ -148,6 +148,26 @@ describe('liveness from the real kernel', () => {
     }
   });
 
+  it("the supervisor's poll reads at most its budget of states due again, in turn: a zombie past the budget is seen by a later poll", async () => {
+    const child = await childOfShell();
+    try {
+      const zombie = child.pid;
+      let now = 1_000_000;
+      const reader = new LivenessReader(() => now, 2);
+      const pids = [1, process.pid, process.ppid, zombie];
+      const entries = pids.map((pid, i) => ({ row: { pid, sessionId: `s${i}`, procStart: String(readProcStat(pid)?.startTicks) } }));
+      expect((await reader.liveRows({ entries })).map((r) => r.liveness)).toEqual(['live', 'live', 'live', 'live']);
+      await child.zombify();
+      now += STATE_RECHECK_MS;
+      // Four states due, a budget of two: the zombie's is not read by this poll.
+      expect(reader.anyGone(pids)).toBe(false);
+      // The next poll reads the two left (the first two were read just now).
+      expect(reader.anyGone(pids)).toBe(true);
+    } finally {
+      child.close();
+    }
+  });
+
   it('a zombie is gone although kill(pid, 0) still succeeds', async () => {
     const child = await childOfShell();
     try {
