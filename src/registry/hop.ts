@@ -151,14 +151,13 @@ export class HopTracker<S = Record<string, unknown>> {
   /**
    * Re-follows only these sessions; every other session keeps its last hop
    * (the supervisor's wake for a change that touches only their chains). The
-   * sessions map returned holds them all.
+   * sessions map returned holds them all: the last one, changed in place (a
+   * copy would cost a pass over the fleet at every wake).
    */
   updateSome(stamps: Stamps, rows: readonly LiveRow[]): HopUpdate {
-    const sessions = new Map(this.last);
     const events: HopEvent[] = [];
-    for (const [session, base] of stampEntries(stamps)) this.followOne(session, base, rows, sessions, events);
-    this.last = sessions;
-    return { sessions, events };
+    for (const [session, base] of stampEntries(stamps)) this.followOne(session, base, rows, this.last, events);
+    return { sessions: this.last, events };
   }
 
   private followOne(session: string, base: string, rows: readonly LiveRow[], sessions: Map<string, SessionHop>, events: HopEvent[]): void {

@@ -325,6 +325,7 @@ interface ViewInputs {
   /** The task each stamp drives (e.g. after a takeover from another session). */
   drivenBy: ReadonlyMap<string, string>;
   bySlug: ReadonlyMap<string, TaskEntry>;
+  sessionsOfSid: ReadonlyMap<string, readonly number[]>;
   judge(slug: string, asker: string): Decision;
   proof: SessionProof;
 }
@@ -338,6 +339,8 @@ interface SnapshotInputs {
   byStamp: ReadonlyMap<string, SessionSnap>;
   drivenBy: ReadonlyMap<string, string>;
   bySlug: ReadonlyMap<string, TaskEntry>;
+  /** Per session id: the sessions whose task (bound or driven) it owns, and the session it stamps; each with its place in the snapshot. */
+  sessionsOfSid: ReadonlyMap<string, readonly number[]>;
 }
 
 /**
@@ -362,6 +365,20 @@ function snapshotInputs(snap: TmuxSnapshot | null, tasks: readonly TaskEntry[], 
   }
   const byStamp = new Map<string, SessionSnap>();
   for (const s of snapshot.sessions) if (s.stamp) byStamp.set(s.stamp, s);
+  const bySlug = taskBySlug(tasks);
+  const sessionsOfSid = new Map<string, number[]>();
+  const add = (sid: string, i: number) => {
+    if (sid === '') return;
+    const list = sessionsOfSid.get(sid);
+    if (list === undefined) sessionsOfSid.set(sid, [i]);
+    else if (list[list.length - 1] !== i) list.push(i);
+  };
+  snapshot.sessions.forEach((s, i) => {
+    add(s.stamp, i);
+    const slug = s.task || drivenBy.get(s.stamp);
+    const task = slug ? bySlug.get(slug)?.task : null;
+    if (task) add(ownerSid(task), i);
+  });
   const inputs: SnapshotInputs = {
     snapshot,
     nonceStamps,
@@ -369,7 +386,8 @@ function snapshotInputs(snap: TmuxSnapshot | null, tasks: readonly TaskEntry[], 
     sessionByName: new Map(snapshot.sessions.map((s) => [s.name, s])),
     byStamp,
     drivenBy,
-    bySlug: taskBySlug(tasks),
+    bySlug,
+    sessionsOfSid,
   };
   if (snap) snapshotInputsCache.set(snap, { tasks, inputs });
   return inputs;
@@ -377,7 +395,7 @@ function snapshotInputs(snap: TmuxSnapshot | null, tasks: readonly TaskEntry[], 
 
 /** `reuse`: the snapshot's inputs as the last view of the same snapshot and tasks made them (a wake for changed rows). */
 function viewInputs(snap: TmuxSnapshot | null, data: FleetData, proof: SessionProof, reuse = false): ViewInputs {
-  const { snapshot, nonceStamps, stampProcesses, sessionByName, byStamp, drivenBy, bySlug } = snapshotInputs(snap, data.tasks, proof, reuse);
+  const { snapshot, nonceStamps, stampProcesses, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid } = snapshotInputs(snap, data.tasks, proof, reuse);
   const registry = { readable: data.registry.readable, rows: data.rows, recorded: data.recorded };
   const judge = (slug: string, asker: string): Decision => {
     const entry = bySlug.get(slug);
@@ -391,7 +409,7 @@ function viewInputs(snap: TmuxSnapshot | null, data: FleetData, proof: SessionPr
       stampProcesses,
     });
   };
-  return { snapshot, sessionByName, byStamp, drivenBy, bySlug, judge, proof };
+  return { snapshot, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid, judge, proof };
 }
 
 /** The task a session shows: the one bound to it (@fleet-task), else the one its stamp drives. */
@@ -556,14 +574,12 @@ export function updateView(
 ): ViewUpdate {
   const v = viewInputs(snap, data, proof, true);
   const hit = (sid: string) => sid !== '' && hitSids.has(sid);
-  const ownerOf = (slug: string | null) => {
-    const task = slug ? v.bySlug.get(slug)?.task : null;
-    return task ? ownerSid(task) : '';
-  };
+  // The sessions whose stamp, or whose task's owner, the change hit (found by look-ups), and those whose agent was found gone or back.
+  const places = new Set<number>();
+  for (const sid of hitSids) for (const i of v.sessionsOfSid.get(sid) ?? []) places.add(i);
+  if (goneChanged.size > 0) v.snapshot.sessions.forEach((s, i) => goneChanged.has(s.name) && places.add(i));
   const redo = new Set<string>();
-  for (const s of v.snapshot.sessions) {
-    if (goneChanged.has(s.name) || hit(s.stamp) || hit(ownerOf(slugOf(s, v)))) redo.add(s.name);
-  }
+  for (const i of [...places].sort((a, b) => a - b)) redo.add((v.snapshot.sessions[i] as SessionSnap).name);
   // In snapshot order, as redo was filled.
   const stamps: [string, string][] = [];
   for (const name of redo) {
