@@ -233,7 +233,7 @@ export class Supervisor {
   }
 
   /** Toasts rendered by a tick that failed before its write: the next tick shows them. */
-  private unshownToasts: { session: string; text: string; again?: boolean }[] = [];
+  private unshownToasts: { session: string; text: string }[] = [];
 
   /** The last `tick failed` line logged, until a tick succeeds. */
   private lastFailure = '';
@@ -261,9 +261,9 @@ export class Supervisor {
       this.recheckDue = false;
       const renderAt = Date.now();
       const rendered = await this.cfg.render(snapshot, { registryOnly, registryChanged, jobsChanged: this.wakes.takeJobsChanged(), recheck });
-      // A hop's toast comes from one event: toasts a failed tick or a refused write could not show go once more with the next tick's.
-      const toasts: { session: string; text: string; again?: boolean }[] = [...this.unshownToasts, ...rendered.toasts].slice(-20);
-      this.unshownToasts = toasts.filter((t) => !t.again).map((t) => ({ ...t, again: true }));
+      // A hop's toast comes from one event: toasts a failed tick could not show go with the next tick's (a few at most).
+      const toasts = [...this.unshownToasts, ...rendered.toasts].slice(-20);
+      this.unshownToasts = toasts;
       const writeAt = Date.now();
       const cpuRender = cpuAt ? process.cpuUsage(cpuAt) : null;
       const computed = rendered.recomputed ?? snapshot.sessions.length;
@@ -279,9 +279,7 @@ export class Supervisor {
       const changes = [...diffSegments(snapshot, rendered.values, dirty), ...diffWindows(this.lastWindows, windows, existing)];
       const shown = toastsForClients(snapshot, toasts);
       const applied = await applyChanges(this.cfg.tmux, changes, shown);
-      // Refused (a deadline missed on a loaded machine, or a client gone): tried once more by the next tick.
-      this.unshownToasts = this.unshownToasts.filter((t) => applied.failed.some((cmd) => cmd.includes(t.text)));
-      if (this.unshownToasts.length > 0) this.schedule();
+      this.unshownToasts = [];
       this.stats.writes += applied.calls;
       this.stats.options += changes.length;
       if (this.debug) {
