@@ -232,9 +232,6 @@ export class Supervisor {
     }, delay);
   }
 
-  /** Toasts rendered by a tick that failed before its write: the next tick shows them. */
-  private unshownToasts: { session: string; text: string }[] = [];
-
   /** The last `tick failed` line logged, until a tick succeeds. */
   private lastFailure = '';
 
@@ -261,37 +258,33 @@ export class Supervisor {
       this.recheckDue = false;
       const renderAt = Date.now();
       const rendered = await this.cfg.render(snapshot, { registryOnly, registryChanged, jobsChanged: this.wakes.takeJobsChanged(), recheck });
-      // A hop's toast comes from one event: toasts a failed tick could not show go with the next tick's (a few at most).
-      const toasts = [...this.unshownToasts, ...rendered.toasts].slice(-20);
-      this.unshownToasts = toasts;
       const writeAt = Date.now();
       const cpuRender = cpuAt ? process.cpuUsage(cpuAt) : null;
       const computed = rendered.recomputed ?? snapshot.sessions.length;
       this.stats.sessions += computed;
       this.stats.rowsRead += rendered.rowsRead ?? 0;
       // Toasts name clients: a cached client list may be stale, so read tmux afresh.
-      if (toasts.length > 0 && snapshot === this.last) snapshot = await this.read();
+      if (rendered.toasts.length > 0 && snapshot === this.last) snapshot = await this.read();
       const windows = rendered.windows ?? new Map();
       // A fresh snapshot (toasts) may differ anywhere: compared whole.
       const dirty = snapshot === this.last ? rendered.dirty : undefined;
       // The windows that still exist matter only for windows written before.
       const existing = this.lastWindows.size > 0 ? new Set(snapshot.panes.map((p) => p.window)) : new Set<string>();
       const changes = [...diffSegments(snapshot, rendered.values, dirty), ...diffWindows(this.lastWindows, windows, existing)];
-      const shown = toastsForClients(snapshot, toasts);
-      const applied = await applyChanges(this.cfg.tmux, changes, shown);
-      this.unshownToasts = [];
+      const toasts = toastsForClients(snapshot, rendered.toasts);
+      const applied = await applyChanges(this.cfg.tmux, changes, toasts);
       this.stats.writes += applied.calls;
       this.stats.options += changes.length;
       if (this.debug) {
         const m = process.memoryUsage();
         const mb = (n: number) => (n / 1048576).toFixed(1);
         const cpu = cpuAt ? process.cpuUsage(cpuAt) : { user: 0, system: 0 };
-        this.log(`tick ${this.stats.ticks} (waited ${waited} ms, read ${renderAt - this.lastTickAt} ms, render ${writeAt - renderAt} ms, write ${Date.now() - writeAt} ms; cpu ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms, render ${cpuRender ? ((cpuRender.user + cpuRender.system) / 1000).toFixed(1) : 0} ms): ${rendered.rowsRead ?? 0} rows read, ${computed} sessions computed, ${changes.length} options, ${shown.length} toasts, ${applied.calls} calls (${this.stats.reads} tmux reads in all); heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB, rss ${mb(m.rss)} MB`);
+        this.log(`tick ${this.stats.ticks} (waited ${waited} ms, read ${renderAt - this.lastTickAt} ms, render ${writeAt - renderAt} ms, write ${Date.now() - writeAt} ms; cpu ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms, render ${cpuRender ? ((cpuRender.user + cpuRender.system) / 1000).toFixed(1) : 0} ms): ${rendered.rowsRead ?? 0} rows read, ${computed} sessions computed, ${changes.length} options, ${toasts.length} toasts, ${applied.calls} calls (${this.stats.reads} tmux reads in all); heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB, rss ${mb(m.rss)} MB`);
       }
       this.lastFailure = '';
       if (applied.failed.length > 0) {
         // A session closed meanwhile, most likely: the others landed; read tmux afresh next time.
-        this.log(`tick ${this.stats.ticks}: tmux refused ${applied.failed.length} of ${changes.length + shown.length} writes (first: ${applied.failed[0]?.slice(0, 3).join(' ')})`);
+        this.log(`tick ${this.stats.ticks}: tmux refused ${applied.failed.length} of ${changes.length + toasts.length} writes (first: ${applied.failed[0]?.slice(0, 3).join(' ')})`);
         this.last = null;
         this.lastWindows = new Map();
       } else {
