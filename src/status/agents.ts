@@ -206,17 +206,25 @@ function waitText(a: AgentState): string {
 
 /**
  * Who waits for the user across the fleet: tasks' Drivers (the row their work
- * is attached to) and background jobs (those a stamped session outside any
- * task follows included), each once; longest-waiting first.
+ * is attached to) and background jobs (those a stamped session follows
+ * included, bound to a task it does not own or to none), each once (by key);
+ * longest-waiting first.
  */
 export function fleetWaiters(view: FleetView, agents: readonly FleetAgent[]): Waiter[] {
   const out: Waiter[] = [];
+  const keys = new Set<string>();
+  // The same wait reached twice (a task's Driver and its own session): counted once, under the task.
+  const push = (w: Waiter) => {
+    if (keys.has(w.key)) return;
+    keys.add(w.key);
+    out.push(w);
+  };
   for (const t of view.tasks) {
     const a = t.hop?.agent;
     if (!a || !t.session || !agentWaits(a)) continue;
     const end = t.hop?.follow.rows[t.hop.follow.rows.length - 1];
     const what = waitText(a);
-    out.push({
+    push({
       key: `${a.sessionId}\0${what}`,
       who: t.slug,
       what,
@@ -225,14 +233,15 @@ export function fleetWaiters(view: FleetView, agents: readonly FleetAgent[]): Wa
       target: t.hop?.jobId ? { kind: 'job', jobId: t.hop.jobId, parkedBy: t.session } : { kind: 'session', session: t.session },
     });
   }
-  // A stamped session outside any task whose work is parked: its job is shown by the session's row, not as an agent.
+  // A stamped session whose work is parked: its job is shown by the session's row, not as an agent. A Driver's was
+  // counted under its task; a session bound to a task it does not own (one that lost a takeover) still has its job.
   for (const v of view.sessions) {
     const a = v.hop?.agent;
     const jobId = v.hop?.jobId;
-    if (v.slug || !jobId || !a || !agentWaits(a)) continue;
+    if (!jobId || !a || !agentWaits(a)) continue;
     const end = v.hop?.follow.rows[v.hop.follow.rows.length - 1];
     const what = waitText(a);
-    out.push({
+    push({
       key: `${a.sessionId}\0${what}`,
       who: `job ${jobId}`,
       what,
@@ -243,7 +252,7 @@ export function fleetWaiters(view: FleetView, agents: readonly FleetAgent[]): Wa
   for (const g of agents) {
     if (g.kind === 'agent' || !g.jobId || !agentWaits(g.agent)) continue;
     const what = waitText(g.agent);
-    out.push({
+    push({
       key: `${g.agent.sessionId}\0${what}`,
       who: `job ${g.jobId}`,
       what,

@@ -102,6 +102,27 @@ describe('a stamped session outside any task whose parked job waits', () => {
     const waiters = fleetWaiters(view, fleetAgents(view, rows, new Map()));
     expect(waiters.map((w) => [w.who, w.what, w.target])).toEqual([['job 45a15a22', 'API unavailable — retry · API Error: 500', { kind: 'job', jobId: '45a15a22', parkedBy: 'loose' }]]);
   });
+
+  const waitingParked: LiveRow = { ...parkedJob, row: { ...parkedJob.row, status: 'waiting', waitingFor: 'permission prompt' } };
+  it.each([
+    ['bound to a task another session owns (it lost a takeover)', TAB, [driver], [['job 45a15a22', 'permission prompt', { kind: 'job', jobId: '45a15a22', parkedBy: 'bound' }]]],
+    ["the task's Driver itself: once, under the task", OWNER, [], [['fix-login', 'permission prompt', { kind: 'job', jobId: '45a15a22', parkedBy: 'bound' }]]],
+  ] as const)('a stamped session %s, whose parked job waits, is counted once', (_what, stamp, others, want) => {
+    const rows = [...others, { ...tabRow, row: { ...tabRow.row, sessionId: stamp } }, waitingParked];
+    const { view } = fleet(rows, [session('bound', stamp, 'fix-login')]);
+    const waiters = fleetWaiters(view, fleetAgents(view, rows, new Map()));
+    expect(waiters.map((w) => [w.who, w.what, w.target])).toEqual(want);
+  });
+
+  it('the work come back while its job still waits: the same wait (same key), so no new toast', () => {
+    const parked = [driver, tabRow, waitingParked];
+    const during = fleet(parked, [session('bound', TAB, 'fix-login')]);
+    const back = [driver, { ...tabRow, row: { ...tabRow.row, status: 'busy', parkedJobId: undefined } }, waitingParked];
+    const after = fleet(back, [session('bound', TAB, 'fix-login')]);
+    const keys = (f: ReturnType<typeof fleet>, rows: LiveRow[]) => fleetWaiters(f.view, fleetAgents(f.view, rows, new Map())).map((w) => w.key);
+    expect(keys(during, parked)).toEqual([`45a15a22-aaaa\0permission prompt`]);
+    expect(keys(after, back)).toEqual(keys(during, parked));
+  });
 });
 
 describe('dashboard rows against the registry', () => {

@@ -3,7 +3,7 @@
 // and a takeover; hostile values shown literally; one supervisor per server.
 import { existsSync } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { nudgeSupervisors, supervisorPidFile } from '../../src/nudge';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -132,6 +132,42 @@ describe('status segments on an attached client', () => {
     await type('op-alpha', '/unpark');
     await seen(c, `fleet: work came back to ${base}`, 'back toast');
     await seen(c, '][][ ⚙ busy ]', 'hop segment gone');
+  });
+
+  it('the work comes back while its job, still waiting, has not yet ended: the back toast shows, and the job is no new wait', async () => {
+    // A session bound to a task another session owns (one that lost a takeover), its work parked on a job
+    // that waits for a permission. The tab's row comes back before the job's row goes (a loaded machine).
+    const tabSid = '5ab1e000-0000-4000-8000-000000000001';
+    const jobSid = '7e57ab1e-0000-4000-8000-000000000002';
+    const dir = join(fenv.home, 'tasks', 'lent');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const now = new Date().toISOString();
+    await writeFile(join(dir, 'task.json'), JSON.stringify({ slug: 'lent', createdAt: now, updatedAt: now, driverSid: 'e1sewhere-0000-4000-8000-000000000003', driverPane: 'gone' }), { mode: 0o600 });
+    await server.newSession('lent-tab', ['sleep', '86400']);
+    await mark('lent-tab', { '@fleet-task': 'lent', '@claude_session_id': tabSid });
+    const tab = execa('sleep', ['86400'], { reject: false });
+    const job = execa('sleep', ['86400'], { reject: false });
+    const tabRow = join(fenv.registry, `${tab.pid}.json`);
+    const jobRow = join(fenv.registry, `${job.pid}.json`);
+    try {
+      await waitFor(async () => (await opt('lent-tab', '@fleet-attention')) === '', 'nobody waits yet', 15_000);
+      await writeFile(jobRow, JSON.stringify({ pid: job.pid, sessionId: jobSid, kind: 'bg', status: 'waiting', waitingFor: 'permission prompt', jobId: '7e57ab1e' }));
+      await writeFile(tabRow, JSON.stringify({ pid: tab.pid, sessionId: tabSid, kind: 'interactive', status: 'idle', parkedJobId: '7e57ab1e' }));
+      const c = await watch('lent-tab');
+      await seen(c, '[ ↪ 5ab1 → 7e57 ]', 'hop segment');
+      await seen(c, '[ ! waiting: permission prompt ]', 'the job waiting');
+      // Its wait counts in the fleet's attention, as any Driver's would.
+      await waitFor(async () => (await opt('lent-tab', '@fleet-attention')) !== '', 'attention counts the job', 15_000);
+      await writeFile(tabRow, JSON.stringify({ pid: tab.pid, sessionId: tabSid, kind: 'interactive', status: 'busy' }));
+      const line = await c.waitForStatus('fleet: work came back to 5ab1', 15_000);
+      expect(line).not.toContain('waits');
+      await seen(c, '][][ ⚙ busy ]', 'hop segment gone');
+    } finally {
+      tab.kill();
+      job.kill();
+      await rm(tabRow, { force: true });
+      await rm(jobRow, { force: true });
+    }
   });
 
   it('shows hostile registry values literally and runs nothing', async () => {
