@@ -3,7 +3,7 @@
 // only what changed is written; and the toasts, for the clients of a session.
 import type { OptionChange, Toast } from '../tmux/apply';
 import type { TmuxSnapshot } from '../tmux/snapshot';
-import { toastsFor } from '../tmux/toast';
+import { oneToastPerClient, toastsFor } from '../tmux/toast';
 
 /** The segments, and the short forms a narrow client shows (docs/status.md#narrow-clients). */
 export const SEGMENT_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent', '@fleet-attention', '@fleet-hop-short', '@fleet-agent-short'] as const;
@@ -113,7 +113,7 @@ export function applyToSnapshot(snapshot: TmuxSnapshot, changes: readonly Option
   }
 }
 
-/** Each toast for the clients of its session, shown for @fleet-message-time. */
+/** Each toast for the clients of its session, shown for @fleet-message-time; a client's toasts joined into one. */
 export function toastsForClients(snapshot: TmuxSnapshot, toasts: Rendered['toasts']): Toast[] {
-  return toasts.flatMap((t) => toastsFor(snapshot.clients, t.session, t.text));
+  return oneToastPerClient(toasts.flatMap((t) => toastsFor(snapshot.clients, t.session, t.text)));
 }

@@ -15,6 +15,35 @@ export function toastsFor(clients: readonly ClientSnap[], session: string, text:
     .map((c) => ({ client: c.name, text, durationMs: messageTimeMs(c.messageTime) }));
 }
 
+/** What every toast of ours starts with: said once when toasts are joined. */
+const TOAST_PREFIX = 'fleet: ';
+
+/**
+ * One toast per client, in order: a client shows one message at a time and
+ * each display-message replaces the one before, so the toasts one write sends
+ * a client are joined (`fleet: work came back to 5ab1 · job 7e57ab1e waits:
+ * permission prompt`), the same text once, shown for the longest duration
+ * (docs/status.md#toasts). Pure.
+ */
+export function oneToastPerClient(toasts: readonly Toast[]): Toast[] {
+  const byClient = new Map<string, { texts: string[]; durationMs: number | undefined }>();
+  for (const t of toasts) {
+    const was = byClient.get(t.client);
+    if (!was) {
+      byClient.set(t.client, { texts: [t.text], durationMs: t.durationMs });
+      continue;
+    }
+    if (!was.texts.includes(t.text)) was.texts.push(t.text);
+    if (t.durationMs !== undefined) was.durationMs = Math.max(was.durationMs ?? 0, t.durationMs);
+  }
+  return [...byClient].map(([client, { texts, durationMs }]) => {
+    const [first = '', ...rest] = texts;
+    const lead = first.startsWith(TOAST_PREFIX);
+    const text = [first, ...rest.map((t) => (lead && t.startsWith(TOAST_PREFIX) ? t.slice(TOAST_PREFIX.length) : t))].join(' · ');
+    return durationMs === undefined ? { client, text } : { client, text, durationMs };
+  });
+}
+
 /** The clients attached to one session: one list-clients call. No session, no clients. */
 export async function sessionClients(tmux: Tmux, session: string): Promise<ClientSnap[]> {
   const keys = Object.keys(CLIENT_FIELDS) as (keyof typeof CLIENT_FIELDS)[];

@@ -17,7 +17,7 @@ import { BUSY_WAKES, COALESCE_MS, DEBOUNCE_MS, Supervisor, tickDelay, WAKE_GAP_M
 import { Tmux } from '../../src/tmux';
 import { makeFleetEnv, waitFor, type FleetEnv } from '../helpers/env';
 import { socketPathOf } from '../helpers/supervisor';
-import { startServer, type TestServer } from '../helpers/tmux-server';
+import { attachStatusClient, startServer, type TestServer } from '../helpers/tmux-server';
 
 const SESSIONS = 10;
 /** The session whose work is parked on a background job (a process of its own). */
@@ -269,6 +269,39 @@ describe('order: a newer change is never overwritten by an older wake, and one t
       expect(await agentOf(1)).toContain(' idle');
       expect(most).toBe(1);
     } finally {
+      sup.stop(0, 'test over');
+      await done;
+    }
+  });
+});
+
+describe('toasts', () => {
+  it("two toasts of one tick for one client (a hop and a wait): both shown, joined, not the second over the first", async () => {
+    const socketPath = await socketPathOf(server);
+    const tmux = new Tmux({ path: socketPath }, 'tmux', { direct: true });
+    const inner = makeRender(fenv.home, registryDir(fenv.env));
+    let extra: { session: string; text: string }[] = [];
+    const render: Render = async (snapshot, hint) => {
+      const out = await inner(snapshot, hint);
+      const toasts = [...out.toasts, ...extra];
+      extra = [];
+      return { ...out, toasts };
+    };
+    const serverPid = Number((await server.run(['display-message', '-p', '#{pid}'])).trim());
+    const sup = new Supervisor({ tmux, home: fenv.home, registryDir: registryDir(fenv.env), socketPath, serverPid, intervalMs: 60_000, render, formats: supervisorFormats() });
+    const done = sup.run();
+    const client = await attachStatusClient(server, name(2));
+    try {
+      await waitFor(async () => (await agentOf(3)) !== '', 'the first render', 30_000);
+      await settled(sup);
+      extra = [
+        { session: name(2), text: 'fleet: work came back to 0000' },
+        { session: name(2), text: 'fleet: job 7e57ab1e waits: permission prompt' },
+      ];
+      await writeRow(name(3), { status: (rows.get(name(3)) as Row).status === 'busy' ? 'idle' : 'busy' });
+      await client.waitForStatus('fleet: work came back to 0000 · job 7e57ab1e waits: permission prompt', 15_000);
+    } finally {
+      await client.kill();
       sup.stop(0, 'test over');
       await done;
     }

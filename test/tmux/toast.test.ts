@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
 import { toastCommand } from '../../src/tmux/apply';
-import { toastSession, toastsFor } from '../../src/tmux/toast';
+import { oneToastPerClient, toastSession, toastsFor } from '../../src/tmux/toast';
 import { optionDefault } from '../../src/options';
 import { waitFor } from '../helpers/env';
 import { attachStatusClient, startServer, type StatusClient, type TestServer } from '../helpers/tmux-server';
@@ -27,6 +27,30 @@ describe('toastsFor', () => {
     const [toast] = toastsFor([{ name: 'c', session: 'a', control: '0', messageTime: read }], 'a', 'x');
     expect(toast?.durationMs).toBe(ms);
     expect(toastCommand(toast!)).toEqual(['display-message', '-c', 'c', '-d', String(ms), 'x']);
+  });
+});
+
+describe('oneToastPerClient: a client shows one message at a time, so its toasts of one write are joined', () => {
+  const t = (client: string, text: string, durationMs?: number) => (durationMs === undefined ? { client, text } : { client, text, durationMs });
+  it.each([
+    ['nothing', [], []],
+    ['one toast', [t('a', 'fleet: x', 4000)], [t('a', 'fleet: x', 4000)]],
+    ['two clients, one each', [t('a', 'fleet: x', 4000), t('b', 'fleet: y', 4000)], [t('a', 'fleet: x', 4000), t('b', 'fleet: y', 4000)]],
+    [
+      'a hop and a wait for one client: in order, "fleet: " said once',
+      [t('a', 'fleet: work came back to 5ab1', 4000), t('a', 'fleet: job 7e57ab1e waits: permission prompt', 4000)],
+      [t('a', 'fleet: work came back to 5ab1 · job 7e57ab1e waits: permission prompt', 4000)],
+    ],
+    ['the same text twice: once', [t('a', 'fleet: x', 4000), t('a', 'fleet: x', 4000)], [t('a', 'fleet: x', 4000)]],
+    ['the longest duration', [t('a', 'fleet: x', 1000), t('a', 'fleet: y', 9000), t('a', 'fleet: z')], [t('a', 'fleet: x · y · z', 9000)]],
+    ['text without the prefix kept whole', [t('a', 'hello'), t('a', 'fleet: y')], [t('a', 'hello · fleet: y')]],
+    [
+      'clients interleaved: each in its first place',
+      [t('b', 'fleet: 1'), t('a', 'fleet: 2'), t('b', 'fleet: 3')],
+      [t('b', 'fleet: 1 · 3'), t('a', 'fleet: 2')],
+    ],
+  ] as const)('%s', (_what, toasts, want) => {
+    expect(oneToastPerClient(toasts)).toEqual(want);
   });
 });
 
