@@ -172,6 +172,9 @@ export const STATE_RECHECK_MS = 10_000;
  */
 export const RECHECKS_PER_POLL = 25;
 
+/** Whether a kept state is due to be read again. */
+const stale = (seen: { checkedAt: number }, t: number) => t - seen.checkedAt >= STATE_RECHECK_MS;
+
 /**
  * Liveness for a long-lived reader (the supervisor), with the same answers as
  * liveRows but not the same cost: reading /proc/<pid>/stat costs 20-110 µs a
@@ -199,7 +202,7 @@ export class LivenessReader {
       return undefined;
     }
     const seen = this.known.get(pid);
-    if (seen && t - seen.checkedAt < STATE_RECHECK_MS) return seen.stat;
+    if (seen && !stale(seen, t)) return seen.stat;
     const stat = readProcStat(pid);
     if (stat === null || (seen && seen.stat.startTicks !== stat.startTicks)) this.known.delete(pid);
     if (stat !== null) this.known.set(pid, { stat, checkedAt: t });
@@ -302,7 +305,7 @@ export class LivenessReader {
     let budget = this.recheckBudget;
     return pids.some((pid) => {
       const seen = this.known.get(pid);
-      if (seen && listed.has(String(pid)) && t - seen.checkedAt >= STATE_RECHECK_MS) {
+      if (seen && listed.has(String(pid)) && stale(seen, t)) {
         if (budget === 0) return hasExited(seen.stat);
         budget--;
       }
