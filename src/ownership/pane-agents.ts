@@ -124,6 +124,30 @@ function matchRow(r: ProofRow, paneOfPid: ReadonlyMap<number, PaneRef>, cache: A
   return { row: r.row, kind: r.agent ?? 'claude', firstStampOnly: r.firstStampOnly ?? false, session: pane.session, pane: pane.id, depth };
 }
 
+function addTo<K, V>(index: Map<K, Set<V>>, key: K, value: V): void {
+  const set = index.get(key);
+  if (set) set.add(value);
+  else index.set(key, new Set([value]));
+}
+
+/** Each session's place in a session list, by name and by stamp, built once per list (a snapshot's stays for many wakes). */
+const sessionPlacesCache = new WeakMap<readonly { name: string; stamp: string }[], { byName: Map<string, number>; byStamp: Map<string, number[]> }>();
+function sessionPlaces(sessions: readonly { name: string; stamp: string }[]): { byName: Map<string, number>; byStamp: Map<string, number[]> } {
+  let places = sessionPlacesCache.get(sessions);
+  if (!places) {
+    places = { byName: new Map(), byStamp: new Map() };
+    sessions.forEach((s, i) => {
+      places!.byName.set(s.name, i);
+      if (s.stamp === '') return;
+      const list = places!.byStamp.get(s.stamp);
+      if (list) list.push(i);
+      else places!.byStamp.set(s.stamp, [i]);
+    });
+    sessionPlacesCache.set(sessions, places);
+  }
+  return places;
+}
+
 /** Nearest to the pane first, then newest. */
 function sortAgents(list: PaneAgent[]): void {
   list.sort((a, b) => a.depth - b.depth || timeMs(b.row.startedAt) - timeMs(a.row.startedAt) || b.row.pid - a.row.pid);
@@ -240,8 +264,8 @@ interface SessionMarks {
 export class PaneProofs {
   private readonly ancestry = new AncestryCache();
   private readonly seen = new Map<string, { sid: string; at: number; pid: number | null; earlier: Set<string> }>();
-  /** The last proof's agents and gone sessions, for a wake where only some rows changed. */
-  private last: { agents: Map<string, PaneAgent[]>; gone: Set<string> } | null = null;
+  /** The last proof's agents (and the sessions of each agent pid) and gone sessions, for a wake where only some rows changed. */
+  private last: { agents: Map<string, PaneAgent[]>; sessionsOfPid: Map<number, Set<string>>; gone: Set<string> } | null = null;
 
   /**
    * `driverPidOf(slug, stamp)`: the task's recorded Driver process when the
@@ -265,7 +289,9 @@ export class PaneProofs {
       this.proveSession(s, agents.get(s.name) ?? [], rowsOf.get(s.stamp) ?? [], driverPidOf, running, now, out);
     }
     for (const name of [...this.seen.keys()]) if (!names.has(name)) this.seen.delete(name);
-    this.last = { agents, gone: out.gone as Set<string> };
+    const sessionsOfPid = new Map<number, Set<string>>();
+    for (const [session, list] of agents) for (const a of list) addTo(sessionsOfPid, a.row.pid, session);
+    this.last = { agents, sessionsOfPid, gone: out.gone as Set<string> };
     return out;
   }
 
@@ -290,12 +316,16 @@ export class PaneProofs {
     if (last === null) return { ...this.update(sessions, panes, rows, driverPidOf, running, now), proven: new Set(sessions.map((s) => s.name)) };
     const affected = new Set<string>();
     const gonePids = new Set([...change.before, ...change.after.map((r) => r.row.pid)]);
-    for (const [session, list] of last.agents) {
-      if (!list.some((a) => gonePids.has(a.row.pid))) continue;
-      const kept = list.filter((a) => !gonePids.has(a.row.pid));
-      if (kept.length > 0) last.agents.set(session, kept);
-      else last.agents.delete(session);
-      affected.add(session);
+    // The sessions holding those pids, by look-up: a wake costs what it changed, not a pass over the fleet.
+    for (const pid of gonePids) {
+      for (const session of last.sessionsOfPid.get(pid) ?? []) {
+        if (affected.has(session)) continue;
+        const kept = (last.agents.get(session) ?? []).filter((a) => !gonePids.has(a.row.pid));
+        if (kept.length > 0) last.agents.set(session, kept);
+        else last.agents.delete(session);
+        affected.add(session);
+      }
+      last.sessionsOfPid.delete(pid);
     }
     const paneOfPid = panesByPid(panes);
     for (const r of change.after) {
@@ -304,6 +334,7 @@ export class PaneProofs {
       const list = last.agents.get(agent.session);
       if (list) list.push(agent);
       else last.agents.set(agent.session, [agent]);
+      addTo(last.sessionsOfPid, agent.row.pid, agent.session);
       affected.add(agent.session);
     }
     for (const session of affected) {
@@ -314,8 +345,16 @@ export class PaneProofs {
     // A new set: the caller compares it with the last one.
     last.gone = new Set(last.gone);
     const out: PaneProof = { agents: last.agents, actions: [], gone: last.gone, recheckAt: null };
-    for (const s of sessions) {
-      if (!affected.has(s.name) && !change.touched.has(s.stamp)) continue;
+    // The sessions to prove again, in the snapshot's order: those the agents moved in or out of, and those whose stamps the change touched.
+    const at = sessionPlaces(sessions);
+    const places = new Set<number>();
+    for (const name of affected) {
+      const i = at.byName.get(name);
+      if (i !== undefined) places.add(i);
+    }
+    for (const stamp of change.touched) for (const i of at.byStamp.get(stamp) ?? []) places.add(i);
+    for (const i of [...places].sort((a, b) => a - b)) {
+      const s = sessions[i] as SessionMarks;
       affected.add(s.name);
       last.gone.delete(s.name);
       this.proveSession(s, last.agents.get(s.name) ?? [], rowsOf.get(s.stamp) ?? [], driverPidOf, running, now, out);
