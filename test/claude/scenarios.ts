@@ -162,6 +162,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         await sleep(500);
         const leftAt = Date.now();
         await world.tmux(['send-keys', '-t', `=${tab.session}:`, 'Left']);
+        timing.note(`park: Left sent at ${new Date(leftAt).toISOString().slice(11, 22)}`);
         const jobId = await until(() => newJobDir(world, before), 'the job of the park (its state file)', 90_000, 100);
         await captureJobState(version, 'starting', world.jobState(jobId));
         // While the work is parked the Driver's agent segment is never blank: sampled until the job's need shows.
@@ -172,10 +173,14 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         let waitingAt = 0;
         let idleSince = 0;
         let tookUp = true;
+        // What the job looked like at the last look, for the message if it never waits.
+        let seen = '';
         await until(async () => {
           const v = await world.option(tab.session, '@fleet-agent');
           samples.push(v);
           const job = jobRowOf();
+          const state = world.jobState(jobId);
+          seen = JSON.stringify({ segment: v, row: job && { status: job.status, waitingFor: job.waitingFor }, state: state && { state: state.state, tempo: state.tempo, needs: state.needs, detail: state.detail } });
           if (job?.status === 'waiting' && waitingAt === 0) waitingAt = Date.now();
           // The job's row says waiting a moment before its state file says blocked (seen on 2.1.197 in CI).
           if (waitingAt !== 0) return traits.parks ? v.includes(`! ${need}`) : world.jobState(jobId)?.needs === need;
@@ -188,7 +193,9 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
             }
           } else idleSince = 0;
           return false;
-        }, traits.parks ? `the Driver's @fleet-agent showing "${need}"` : 'the job waiting', 150_000, 100);
+        }, traits.parks ? `the Driver's @fleet-agent showing "${need}"` : 'the job waiting', 150_000, 100).catch(async (err: Error) => {
+          throw new Error(`${err.message}\nat the last look: ${seen}\n${await whatIsSeen(world, jobId, tab.session)}`);
+        });
         expect(samples.filter((v) => v === '')).toEqual([]);
         const whoWaits = traits.parks ? 'tp' : `job ${jobId}`;
         const openAttach = async () => {

@@ -337,10 +337,10 @@ async function capture(name: string, value: unknown): Promise<void> {
   await writeFile(join(dir, name), `${JSON.stringify(value)}\n`);
 }
 
-/** The requests the agent sent, in order, one line each (method, path, model, stream, tools, what it got), for the tier's output. */
+/** The requests the agent sent, in order, one line each (clock time, method, path, model, stream, tools, what it got), for the tier's output. */
 export function describeTraffic(traffic: readonly TrafficEntry[]): string[] {
   return traffic.map((t) => {
-    const parts = [t.method, t.path];
+    const parts = [new Date(t.at).toISOString().slice(11, 22), t.method, t.path];
     if (t.model) parts.push(t.model);
     if (t.stream !== undefined) parts.push(t.stream ? 'stream' : 'no-stream');
     if (t.tools) parts.push(t.tools.length > 0 ? `tools=${t.tools.length}${t.tools.includes('Bash') ? '(Bash…)' : ''}` : 'no tools');
