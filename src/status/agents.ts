@@ -116,13 +116,16 @@ export class ShownIds {
 /**
  * The agents no task or session row shows, from live rows only. `paneAgents`:
  * matchPaneAgents' result (session name -> agents proven under its panes);
- * `shown`: the view's shownSessionIds (the supervisor keeps them in a ShownIds).
+ * `shown`: the view's shownSessionIds (the supervisor keeps them in a ShownIds);
+ * `jobsOnly`: only the agents whose work is a job (parked tabs and jobs), the
+ * only ones fleetWaiters counts: the supervisor's attention count at each wake.
  */
 export function fleetAgents(
   view: FleetView,
   rows: readonly LiveRow[],
   paneAgents: ReadonlyMap<string, readonly PaneAgent[]>,
   shown: { has(id: string): boolean } = shownSessionIds(view),
+  jobsOnly = false,
 ): FleetAgent[] {
   // Plain passes over the rows, the maps the listed agents need built on first use: the supervisor runs this at every wake.
   const jobRow = new Map<string, LiveRow>();
@@ -153,7 +156,7 @@ export function fleetAgents(
   const out: FleetAgent[] = [];
   const listedJobs = new Set<string>();
   for (const r of rows) {
-    if (r.liveness !== 'live' || !isTabRow(r.row) || shown.has(r.row.sessionId) || isSpare(r.row)) continue;
+    if (r.liveness !== 'live' || !isTabRow(r.row) || (jobsOnly && !r.row.parkedJobId) || shown.has(r.row.sessionId) || isSpare(r.row)) continue;
     const jobId = r.row.parkedJobId ?? null;
     const job = jobId ? jobRow.get(jobId) : undefined;
     const worker = job ?? r;

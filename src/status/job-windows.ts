@@ -14,14 +14,28 @@ import { JOB_ID_RE } from '../registry/job-id';
 import type { WindowValues } from './segment-writes';
 import { agentSegment, iconOnly, ownerSegment, segment, type Styles } from './segments';
 
+type JobPane = Pick<PaneSnap, 'session' | 'window' | 'job'>;
+
+/** The panes marked with a job, per snapshot's pane list: a wake for changed rows keeps the snapshot, so it does not pass over every pane again. */
+const jobPanesCache = new WeakMap<readonly JobPane[], readonly JobPane[]>();
+
+function jobPanes(panes: readonly JobPane[]): readonly JobPane[] {
+  let marked = jobPanesCache.get(panes);
+  if (marked === undefined) {
+    marked = panes.filter((p) => p.job !== '' && JOB_ID_RE.test(p.job));
+    jobPanesCache.set(panes, marked);
+  }
+  return marked;
+}
+
 export function jobWindowValues(
-  panes: readonly Pick<PaneSnap, 'session' | 'window' | 'job'>[],
+  panes: readonly JobPane[],
   data: { tasks: readonly TaskEntry[]; rows: readonly LiveRow[]; registryReadable: boolean; recorded: ReadonlyMap<string, Liveness> },
   styles: Styles,
 ): WindowValues {
   const out: WindowValues = new Map();
-  for (const p of panes) {
-    if (out.has(p.window) || p.job === '' || !JOB_ID_RE.test(p.job)) continue;
+  for (const p of jobPanes(panes)) {
+    if (out.has(p.window)) continue;
     const job = pickBest(data.rows.filter((r) => r.row.jobId === p.job));
     const tab = pickBest(data.rows.filter((r) => r.row.parkedJobId === p.job));
     const tabSid = tab?.row.sessionId ?? '';

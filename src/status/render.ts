@@ -141,7 +141,7 @@ export function makeRender(
     }
     const styles = stylesFrom(snapshot.config);
     // Attention across the fleet (docs/status.md#attention): the same value in every session.
-    const waiters = fleetWaiters(view, fleetAgents(view, data.rows, proof.agents, shown));
+    const waiters = fleetWaiters(view, fleetAgents(view, data.rows, proof.agents, shown, true));
     const attention = attentionSegment(waiters.length, styles);
     const segmentsOf = (s: SessionView): Record<SegmentOption, string> => ({
       '@fleet-owner': s.slug && s.decision ? ownerSegment(s.slug, s.decision, styles, s.agentGone, s.unprovable !== null) : '',

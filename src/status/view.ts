@@ -435,6 +435,18 @@ function sessionView(s: SessionSnap, v: ViewInputs, hops: ReadonlyMap<string, Se
   };
 }
 
+/**
+ * The agent kind of a session's view (sessionView's), read from the snapshot
+ * and the proof rather than from the views: a task's session is looked up,
+ * not found in a map of every session built per wake.
+ */
+function agentOfSession(v: ViewInputs): (name: string) => AgentKind | null {
+  return (name) => {
+    const s = v.sessionByName.get(name);
+    return s && (s.stamp || slugOf(s, v)) ? agentKindOf(s, v.proof.kinds) : null;
+  };
+}
+
 /** The session now driving a task: its owner's stamped session, or its driverPane while pending. */
 function taskSession(task: Task | null, v: ViewInputs): string | null {
   const owner = task ? ownerSid(task) : '';
@@ -473,8 +485,8 @@ export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker:
     const view = sessionView(s, v, update.sessions);
     if (view) sessions.push(view);
   }
-  const agentBySession = new Map(sessions.map((s) => [s.session, s.agent]));
-  const tasks = data.tasks.map((entry) => taskView(entry, v, update.sessions, (name) => agentBySession.get(name) ?? null));
+  const agentOf = agentOfSession(v);
+  const tasks = data.tasks.map((entry) => taskView(entry, v, update.sessions, agentOf));
   return {
     sessions,
     tasks,
@@ -595,8 +607,7 @@ export function updateView(
     redone.set(now.session, now);
     return now;
   });
-  let agentBySession: Map<string, SessionView['agent']> | undefined;
-  const agentOf = (name: string) => (agentBySession ??= new Map(sessions.map((s) => [s.session, s.agent]))).get(name) ?? null;
+  const agentOf = agentOfSession(v);
   // The same task files as prev's (the caller's precondition): index-aligned.
   const tasks = prev.tasks.map((old, i) => {
     if (!hit(old.owner) && !(old.session !== null && redo.has(old.session))) return old;

@@ -164,6 +164,15 @@ describe('dashboard rows against the registry', () => {
     expect(attentionSegment(waiters.length, stylesFrom({}))).toBe('#[fg=black,bg=yellow,bold] ! 2 waiting #[default]');
     expect(attentionSegment(0, stylesFrom({}))).toBe('');
   });
+
+  it("jobsOnly (the supervisor's count): the parked tab and the jobs alone, the same waiters as the whole list", () => {
+    const jobs = fleetAgents(view, rows, panes, undefined, true);
+    expect(jobs.map((a) => [a.kind, a.jobId])).toEqual([
+      ['parked', '45a15a22'],
+      ['job', 'e9e4ae8e'],
+    ]);
+    expect(fleetWaiters(view, jobs)).toEqual(fleetWaiters(view, agents));
+  });
 });
 
 describe('the OWNER column and the status line name the same owner', () => {
