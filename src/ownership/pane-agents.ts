@@ -12,6 +12,7 @@ import type { LiveRow } from '../registry/liveness';
 import { rowsBySession } from '../registry/row-index';
 import { timeMs } from '../registry/time';
 import type { PaneSnap } from '../tmux/snapshot';
+import { addTo } from '../set-index';
 
 /** What the proof needs of a pane: its session, id and first process. */
 export type PaneRef = Pick<PaneSnap, 'session' | 'id' | 'pid'>;
@@ -122,12 +123,6 @@ function matchRow(r: ProofRow, paneOfPid: ReadonlyMap<number, PaneRef>, cache: A
   if (depth === -1) return null;
   const pane = paneOfPid.get(depth === 0 ? r.row.pid : (cache.ancestors(r.row.pid, ticks)[depth - 1] as number)) as PaneRef;
   return { row: r.row, kind: r.agent ?? 'claude', firstStampOnly: r.firstStampOnly ?? false, session: pane.session, pane: pane.id, depth };
-}
-
-function addTo<K, V>(index: Map<K, Set<V>>, key: K, value: V): void {
-  const set = index.get(key);
-  if (set) set.add(value);
-  else index.set(key, new Set([value]));
 }
 
 /** Each session's place in a session list, by name and by stamp, built once per list (a snapshot's stays for many wakes). */

@@ -19,6 +19,7 @@ import { ownerSid, type Task } from '../tasks/schema';
 import { CachedTaskLister, listTasks, type TaskEntry } from '../tasks/store';
 import type { NonceStamp } from '../tmux/session-marks';
 import { readSnapshot, type SessionSnap, type TmuxSnapshot } from '../tmux/snapshot';
+import { addTo, removeFrom } from '../set-index';
 
 export interface FleetData {
   tasks: TaskEntry[];
@@ -530,17 +531,9 @@ export class ChainKeyIndex {
   }
 
   set(sid: string, keys: readonly string[]): void {
-    for (const k of this.keysOf.get(sid) ?? []) {
-      const sids = this.sidsOf.get(k);
-      sids?.delete(sid);
-      if (sids?.size === 0) this.sidsOf.delete(k);
-    }
+    for (const k of this.keysOf.get(sid) ?? []) removeFrom(this.sidsOf, k, sid);
     this.keysOf.set(sid, keys);
-    for (const k of keys) {
-      const sids = this.sidsOf.get(k);
-      if (sids) sids.add(sid);
-      else this.sidsOf.set(k, new Set([sid]));
-    }
+    for (const k of keys) addTo(this.sidsOf, k, sid);
   }
 
   clear(): void {
