@@ -157,7 +157,8 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         const tab = await world.spawn('tp');
         const before = jobDirs(world);
         await world.typeLine(tab.session, 'park me: list the root');
-        await until(() => world.rowOf(tab.sid)?.status === 'busy', 'the tab busy', 60_000, 200);
+        // Busy, or already waiting for the permission (a poll can fall between the two).
+        await until(() => ['busy', 'waiting'].includes(world.rowOf(tab.sid)?.status ?? ''), 'the tab busy', 60_000, 200);
         await world.waitForPrompt(tab.session);
         await sleep(500);
         const leftAt = Date.now();
@@ -184,10 +185,12 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
           if (job?.status === 'waiting' && waitingAt === 0) waitingAt = Date.now();
           // The job's row says waiting a moment before its state file says blocked (seen on 2.1.197 in CI).
           if (waitingAt !== 0) return traits.parks ? v.includes(`! ${need}`) : world.jobState(jobId)?.needs === need;
-          // A job may not take up the turn (2.1.197 was once seen not to): idle, asking for a prompt.
-          if (job?.status === 'idle' && world.jobState(jobId)?.needs === start) {
-            if (idleSince === 0) idleSince = Date.now();
-            if (Date.now() - idleSince > 20_000) {
+          // A job may not take up the turn (2.1.197 was seen not to, twice in CI): idle, asking for a prompt, for
+          // 20 s; or still asking for one a minute after Left without a word to the model (it asks within about 20 s).
+          if (state?.needs === start) {
+            const silent = Date.now() - leftAt > 60_000 && !world.model.traffic.some((t) => t.at > leftAt && t.method === 'POST' && t.prompt?.includes('park me'));
+            if (idleSince === 0 && (job?.status === 'idle' || silent)) idleSince = Date.now();
+            if (idleSince !== 0 && (silent || Date.now() - idleSince > 20_000)) {
               tookUp = false;
               return true;
             }
@@ -213,8 +216,14 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
           timing.note(`park: Left to the job waiting ${seconds(waitingAt - leftAt)}; its need in the Driver's segment ${traits.parks ? `${Date.now() - waitingAt} ms after the job's row` : '(not linked)'}`);
         } else {
           // Its wait is Claude Code's "send a prompt to start": shown and listed as such; the prompt is sent in claude attach.
-          timing.note(`park: the job did not take up the turn; it asked for a prompt (Claude Code's "${start}")`);
-          expect((await attention(world)).waiting).toEqual([expect.objectContaining({ who: whoWaits, what: start })]);
+          timing.note(`park: the job did not take up the turn; it asked for a prompt (Claude Code's "${start}"); at the last look: ${seen}`);
+          const asks = await until(async () => {
+            const waiting = (await attention(world)).waiting;
+            return waiting.length > 0 ? waiting : null;
+          }, "attention listing the job's ask", 20_000, 250).catch(async (err: Error) => {
+            throw new Error(`${err.message}\n${await whatIsSeen(world, jobId, tab.session)}`);
+          });
+          expect(asks).toEqual([expect.objectContaining({ who: whoWaits, what: start })]);
           if (traits.parks) expect(await world.option(tab.session, '@fleet-agent')).toContain(`! ${start}`);
           attach = await openAttach();
           await world.typeLine(attach.pane, 'list the root');
