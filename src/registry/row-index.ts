@@ -1,9 +1,9 @@
-// Registry rows grouped by session id and by job id, built once per rows
+// Registry rows grouped by session id, by job id and by the job a tab parks on, built once per rows
 // array and kept beside it (a WeakMap), so the supervisor's ~100 follows and
 // liveness look-ups per wake each cost a map look-up, not a scan of every row.
 // The arrays indexed are never changed after they are built (liveRows makes a
 // new one on every read).
-type Keyed = { row: { sessionId: string; jobId?: string | undefined } };
+type Keyed = { row: { sessionId: string; jobId?: string | undefined; parkedJobId?: string | undefined } };
 
 function memoGroup(key: (r: Keyed) => string | undefined) {
   const cache = new WeakMap<readonly Keyed[], Map<string, Keyed[]>>();
@@ -47,6 +47,7 @@ function memoGroup(key: (r: Keyed) => string | undefined) {
 
 const bySession = memoGroup((r) => r.row.sessionId);
 const byJob = memoGroup((r) => r.row.jobId);
+const byParkedJob = memoGroup((r) => r.row.parkedJobId);
 
 /** The rows holding each session id. */
 export const rowsBySession: <T extends Keyed>(rows: readonly T[]) => ReadonlyMap<string, readonly T[]> = bySession.group;
@@ -54,8 +55,12 @@ export const rowsBySession: <T extends Keyed>(rows: readonly T[]) => ReadonlyMap
 /** The rows running each job id. */
 export const rowsByJob: <T extends Keyed>(rows: readonly T[]) => ReadonlyMap<string, readonly T[]> = byJob.group;
 
-/** Both indexes of `before` moved to `after`: `before` with each pair's first row replaced by its second, in place. */
+/** The rows whose work is parked on each job id (a tab's `parkedJobId`). */
+export const rowsByParkedJob: <T extends Keyed>(rows: readonly T[]) => ReadonlyMap<string, readonly T[]> = byParkedJob.group;
+
+/** Every index of `before` moved to `after`: `before` with each pair's first row replaced by its second, in place. */
 export function moveRowIndexes<T extends Keyed>(before: readonly T[], after: readonly T[], swapped: readonly (readonly [T, T])[]): void {
   bySession.move(before, after, swapped);
   byJob.move(before, after, swapped);
+  byParkedJob.move(before, after, swapped);
 }

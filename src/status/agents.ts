@@ -6,6 +6,7 @@
 import { errorMessage } from '../errors';
 import { AncestryCache, matchPaneAgents, type PaneAgent } from '../ownership/pane-agents';
 import { isSpare } from '../registry/follow';
+import { rowsByJob, rowsByParkedJob } from '../registry/row-index';
 import { agentStateOf, agentWaits, type AgentState } from '../registry/hop';
 import type { LiveRow } from '../registry/liveness';
 import type { RegistryRow } from '../registry/schema';
@@ -127,9 +128,12 @@ export function fleetAgents(
   shown: { has(id: string): boolean } = shownSessionIds(view),
   jobsOnly = false,
 ): FleetAgent[] {
-  // Plain passes over the rows, the maps the listed agents need built on first use: the supervisor runs this at every wake.
+  // The supervisor runs this at every wake: jobsOnly reads the rows that name a job through the indexes a wake
+  // moves with the rows (src/registry/row-index.ts), not every row. The maps the listed agents need are built on first use.
+  const jobRows = jobsOnly ? [...rowsByJob(rows).values()].flat() : rows;
+  const tabRows = jobsOnly ? [...rowsByParkedJob(rows).values()].flat() : rows;
   const jobRow = new Map<string, LiveRow>();
-  for (const r of rows) if (r.liveness === 'live' && isJobRow(r.row) && r.row.jobId && !isSpare(r.row)) jobRow.set(r.row.jobId, r);
+  for (const r of jobRows) if (r.liveness === 'live' && isJobRow(r.row) && r.row.jobId && !isSpare(r.row)) jobRow.set(r.row.jobId, r);
   let sessionOfPid: Map<number, string> | null = null;
   const sessionOf = (pid: number): string | null => {
     if (sessionOfPid === null) {
@@ -143,7 +147,7 @@ export function fleetAgents(
   const parkedByOf = (jobId: string): string | null => {
     if (parkedBy === null) {
       parkedBy = new Map();
-      for (const r of rows) {
+      for (const r of tabRows) {
         if (r.liveness !== 'live' || !r.row.parkedJobId) continue;
         const s = sessionOf(r.row.pid);
         if (s) parkedBy.set(r.row.parkedJobId, s);
@@ -155,7 +159,7 @@ export function fleetAgents(
 
   const out: FleetAgent[] = [];
   const listedJobs = new Set<string>();
-  for (const r of rows) {
+  for (const r of tabRows) {
     if (r.liveness !== 'live' || !isTabRow(r.row) || (jobsOnly && !r.row.parkedJobId) || shown.has(r.row.sessionId) || isSpare(r.row)) continue;
     const jobId = r.row.parkedJobId ?? null;
     const job = jobId ? jobRow.get(jobId) : undefined;
