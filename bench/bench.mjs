@@ -625,6 +625,8 @@ function controlClient(server) {
   };
 }
 const IDLE_SCALE_S = QUICK ? 5 : 20;
+/** Session renames measured per fleet (even: the name is back at the end). */
+const TMUX_CHANGES = QUICK ? 4 : 10;
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
@@ -708,6 +710,22 @@ async function benchScale() {
     }
     control.close();
   }
+  // A tmux change: a session renamed (one of the hooks' events), one a second so that each is a wake of its own;
+  // the supervisor reads tmux once and computes the view again. Its CPU per change, the poll's share taken out.
+  for (const f of fleets) {
+    const name = f.flips[1].name;
+    const a = procStat(f.sup.pid);
+    const t0 = Date.now();
+    for (let i = 0; i < TMUX_CHANGES; i++) {
+      const [from, to] = i % 2 === 0 ? [name, `${name}-renamed`] : [`${name}-renamed`, name];
+      tmux(f.server.name, ['rename-session', '-t', `=${from}`, to]);
+      await sleep(1000);
+    }
+    const b = procStat(f.sup.pid);
+    const secs = (Date.now() - t0) / 1000;
+    const cpu = (b.utime + b.stime + b.cutime + b.cstime - a.utime - a.stime - a.cutime - a.cstime) / CLK_TCK;
+    f.tmuxChange = (Math.max(0, cpu - f.idle * secs) / TMUX_CHANGES) * 1000;
+  }
   const [small, large] = fleets;
   // Rows of any size up to the reader's cap: the large fleet's old rows become 255 KiB each (hard links of
   // one file, a day old: 255 KiB of disk), read by the supervisor while its rows keep changing; the peak RSS.
@@ -746,6 +764,7 @@ async function benchScale() {
     note(`| g | first wake, ${label}: \`supervise --once\` whole process / the daemon's first render | **${f.once.toFixed(0)} ms** / ${f.firstRender} ms | reference | load ${f.onceLoad} |`);
   }
   note(`| g | CPU per change, 500/2000 over 50/200 | **${ratio.toFixed(2)}x** | ≤ 1.5x | ${ratio <= 1.5 ? 'met' : 'OVER'} |`);
+  note(`| g | supervisor CPU per tmux change (a session renamed: one tmux read, the view computed again), 50/200 and 500/2000, ${TMUX_CHANGES} each, the poll's share taken out | **${small.tmuxChange.toFixed(1)} / ${large.tmuxChange.toFixed(1)} ms** | reference | |`);
   note(`| g | supervisor RSS (max VmRSS), ${large.sessions} sessions, ${large.rows} rows, ${large.bigRows} of them 255 KiB (read while the rows change, 10 s) | **${(large.bigRss / 1024).toFixed(1)} MB**${large.bigStuck ? ' (a change was not shown after them)' : ''} | < 80 MB | ${large.bigRss / 1024 < 80 && !large.bigStuck ? 'met' : 'OVER'} |`);
   for (const f of fleets) {
     f.sup.kill('SIGTERM');
