@@ -128,18 +128,16 @@ function matchRow(r: ProofRow, paneOfPid: ReadonlyMap<number, PaneRef>, cache: A
 /** Each session's place in a session list, by name and by stamp, built once per list (a snapshot's stays for many wakes). */
 const sessionPlacesCache = new WeakMap<readonly { name: string; stamp: string }[], { byName: Map<string, number>; byStamp: Map<string, number[]> }>();
 function sessionPlaces(sessions: readonly { name: string; stamp: string }[]): { byName: Map<string, number>; byStamp: Map<string, number[]> } {
-  let places = sessionPlacesCache.get(sessions);
-  if (!places) {
-    places = { byName: new Map(), byStamp: new Map() };
-    sessions.forEach((s, i) => {
-      places!.byName.set(s.name, i);
-      if (s.stamp === '') return;
-      const list = places!.byStamp.get(s.stamp);
-      if (list) list.push(i);
-      else places!.byStamp.set(s.stamp, [i]);
-    });
-    sessionPlacesCache.set(sessions, places);
-  }
+  const cached = sessionPlacesCache.get(sessions);
+  if (cached) return cached;
+  const byName = new Map<string, number>();
+  const byStamp = new Map<string, number[]>();
+  sessions.forEach((s, i) => {
+    byName.set(s.name, i);
+    if (s.stamp !== '') byStamp.set(s.stamp, [...(byStamp.get(s.stamp) ?? []), i]);
+  });
+  const places = { byName, byStamp };
+  sessionPlacesCache.set(sessions, places);
   return places;
 }
 

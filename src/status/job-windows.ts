@@ -11,6 +11,7 @@ import { ownerSid } from '../tasks/schema';
 import type { TaskEntry } from '../tasks/store';
 import type { PaneSnap } from '../tmux/snapshot';
 import { JOB_ID_RE } from '../registry/job-id';
+import { rowsByJob, rowsByParkedJob } from '../registry/row-index';
 import type { WindowValues } from './segment-writes';
 import { agentSegment, iconOnly, ownerSegment, segment, type Styles } from './segments';
 
@@ -36,8 +37,8 @@ export function jobWindowValues(
   const out: WindowValues = new Map();
   for (const p of jobPanes(panes)) {
     if (out.has(p.window)) continue;
-    const job = pickBest(data.rows.filter((r) => r.row.jobId === p.job));
-    const tab = pickBest(data.rows.filter((r) => r.row.parkedJobId === p.job));
+    const job = pickBest(rowsByJob(data.rows).get(p.job) ?? []);
+    const tab = pickBest(rowsByParkedJob(data.rows).get(p.job) ?? []);
     const tabSid = tab?.row.sessionId ?? '';
     const entry = data.tasks.find((t) => t.task && ((tabSid !== '' && ownerSid(t.task) === tabSid) || t.task.driverJobId === p.job));
     let owner = '';

@@ -441,11 +441,9 @@ function sessionView(s: SessionSnap, v: ViewInputs, hops: ReadonlyMap<string, Se
  * and the proof rather than from the views: a task's session is looked up,
  * not found in a map of every session built per wake.
  */
-function agentOfSession(v: ViewInputs): (name: string) => AgentKind | null {
-  return (name) => {
-    const s = v.sessionByName.get(name);
-    return s && (s.stamp || slugOf(s, v)) ? agentKindOf(s, v.proof.kinds) : null;
-  };
+function agentOfSession(name: string, v: ViewInputs): AgentKind | null {
+  const s = v.sessionByName.get(name);
+  return s && (s.stamp || slugOf(s, v)) ? agentKindOf(s, v.proof.kinds) : null;
 }
 
 /** The session now driving a task: its owner's stamped session, or its driverPane while pending. */
@@ -455,7 +453,7 @@ function taskSession(task: Task | null, v: ViewInputs): string | null {
   return task?.driverPane && v.sessionByName.has(task.driverPane) ? task.driverPane : null;
 }
 
-function taskView(entry: TaskEntry, v: ViewInputs, hops: ReadonlyMap<string, SessionHop>, agentOf: (session: string) => AgentKind | null): TaskView {
+function taskView(entry: TaskEntry, v: ViewInputs, hops: ReadonlyMap<string, SessionHop>): TaskView {
   const task = entry.task ?? null;
   const session = taskSession(task, v);
   const asker = session ? (v.sessionByName.get(session)?.stamp ?? '') : '';
@@ -468,7 +466,7 @@ function taskView(entry: TaskEntry, v: ViewInputs, hops: ReadonlyMap<string, Ses
     session,
     hop: session ? hops.get(session) : undefined,
     updatedAt: task?.updatedAt ?? null,
-    agent: isAgentKind(task?.driverAgent) ? task.driverAgent : session ? agentOf(session) : null,
+    agent: isAgentKind(task?.driverAgent) ? task.driverAgent : session ? agentOfSession(session, v) : null,
   };
 }
 
@@ -486,8 +484,7 @@ export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker:
     const view = sessionView(s, v, update.sessions);
     if (view) sessions.push(view);
   }
-  const agentOf = agentOfSession(v);
-  const tasks = data.tasks.map((entry) => taskView(entry, v, update.sessions, agentOf));
+  const tasks = data.tasks.map((entry) => taskView(entry, v, update.sessions));
   return {
     sessions,
     tasks,
@@ -600,11 +597,10 @@ export function updateView(
     redone.set(now.session, now);
     return now;
   });
-  const agentOf = agentOfSession(v);
   // The same task files as prev's (the caller's precondition): index-aligned.
   const tasks = prev.tasks.map((old, i) => {
     if (!hit(old.owner) && !(old.session !== null && redo.has(old.session))) return old;
-    return taskView(data.tasks[i] as TaskEntry, v, update.sessions, agentOf);
+    return taskView(data.tasks[i] as TaskEntry, v, update.sessions);
   });
   return {
     view: {
