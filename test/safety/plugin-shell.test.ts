@@ -61,6 +61,21 @@ afterEach(async () => {
 });
 
 describe('prefix O: no option value reaches a shell command line', () => {
+  /**
+   * Presses prefix O until the client shows `says`: a key typed just after the client attached is sometimes lost
+   * (seen once in CI and here, on an idle machine, with nothing shown in 30 s). A key that never answers still fails.
+   */
+  const pressOwnerKey = async (says: string): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      await client!.outer.run(['send-keys', '-t', '=view:', 'C-b', 'O']);
+      try {
+        await client!.waitForStatus(says, 5_000, true);
+        return;
+      } catch (err) {
+        if (attempt === 4) throw err;
+      }
+    }
+  };
   it.each([
     ['@fleet-task', 'is not a task slug'],
     ['@claude_session_id', 'is not a session id'],
@@ -74,8 +89,7 @@ describe('prefix O: no option value reaches a shell command line', () => {
     values[option] = `${values[option]}\n${script}\n`;
     for (const [k, v] of Object.entries(values)) await server.run(['set-option', '-t', '=keeper:', k, v]);
     client = await attachStatusClient(server, 'keeper', 200);
-    await client.outer.run(['send-keys', '-t', '=view:', 'C-b', 'O']);
-    await client.waitForStatus(says, 10_000, true);
+    await pressOwnerKey(says);
     await sleep(500);
     expect(existsSync(marker)).toBe(false);
     // The helper was never handed the value as an argument (an option or a slug it would have to refuse).
@@ -87,8 +101,7 @@ describe('prefix O: no option value reaches a shell command line', () => {
     await server.run(['set-option', '-t', '=keeper:', '@fleet-task', '--home=/tmp/x']);
     await server.run(['set-option', '-t', '=keeper:', '@claude_session_id', 'sid-1']);
     client = await attachStatusClient(server, 'keeper', 200);
-    await client.outer.run(['send-keys', '-t', '=view:', 'C-b', 'O']);
-    await client.waitForStatus('is not a task slug', 10_000, true);
+    await pressOwnerKey('is not a task slug');
     expect((await calls()).filter((a) => a[0] === 'owner')).toEqual([]);
   });
 
@@ -97,8 +110,7 @@ describe('prefix O: no option value reaches a shell command line', () => {
     await server.run(['set-option', '-t', '=keeper:', '@fleet-task', 'task1']);
     await server.run(['set-option', '-t', '=keeper:', '@claude_session_id', 'sid-1']);
     client = await attachStatusClient(server, 'keeper', 200);
-    await client.outer.run(['send-keys', '-t', '=view:', 'C-b', 'O']);
-    await client.waitForStatus('fake-helper owner task1 --as sid-1', 10_000, true);
+    await pressOwnerKey('fake-helper owner task1 --as sid-1');
     await waitFor(async () => (await calls()).some((a) => a[0] === 'owner'), 'owner called');
     expect((await calls()).find((a) => a[0] === 'owner')).toEqual(['owner', 'task1', '--as', 'sid-1']);
   });
