@@ -184,6 +184,8 @@ export interface PaneProcess {
 export interface Discovery {
   /** Rows for the proof, one per agent process that holds a session id it proves. */
   rows: ProofRow[];
+  /** The session whose panes each row was found under (a wake for a tmux change keeps the others' rows). */
+  sessionOfRow: Map<ProofRow, string>;
   /** The nearest agent under each session's panes, as its process shows it. */
   kinds: Map<string, { kind: AgentKind; pid: number }>;
   /** Sessions whose agent cannot be tied to them, with why and how to fix it. */
@@ -249,7 +251,7 @@ export class AgentDiscovery {
    * here. `registryPids`: processes the registry already has a row of.
    */
   discover(panes: readonly PaneProcess[], registryPids: ReadonlySet<number>): Discovery {
-    const out: Discovery = { rows: [], kinds: new Map(), unprovable: new Map(), recheck: false };
+    const out: Discovery = { rows: [], sessionOfRow: new Map(), kinds: new Map(), unprovable: new Map(), recheck: false };
     if (panes.length === 0) return out;
     const children = this.refresh();
     if (children === null) return out;
@@ -269,7 +271,10 @@ export class AgentDiscovery {
         if (c.kind === null || c.daemon) continue;
         if (!out.kinds.has(pane.session)) out.kinds.set(pane.session, { kind: c.kind, pid });
         const row = this.proofRow(pane, pid, entry.start, c, registryPids, now, up, out);
-        if (row) out.rows.push(row);
+        if (row) {
+          out.rows.push(row);
+          out.sessionOfRow.set(row, pane.session);
+        }
       }
     }
     return out;

@@ -141,6 +141,15 @@ function sessionPlaces(sessions: readonly { name: string; stamp: string }[]): { 
   return places;
 }
 
+/** The same agents under a session's panes, in the same order (the same row objects: a row rewritten is a new one). */
+function sameAgents(now: readonly PaneAgent[], before: readonly PaneAgent[] | undefined): boolean {
+  if (before === undefined || before.length !== now.length) return false;
+  return now.every((a, i) => {
+    const b = before[i] as PaneAgent;
+    return a.row === b.row && a.pane === b.pane && a.depth === b.depth && a.kind === b.kind && a.firstStampOnly === b.firstStampOnly;
+  });
+}
+
 /** Nearest to the pane first, then newest. */
 function sortAgents(list: PaneAgent[]): void {
   list.sort((a, b) => a.depth - b.depth || timeMs(b.row.startedAt) - timeMs(a.row.startedAt) || b.row.pid - a.row.pid);
@@ -353,6 +362,54 @@ export class PaneProofs {
       this.proveSession(s, last.agents.get(s.name) ?? [], rowsOf.get(s.stamp) ?? [], driverPidOf, running, now, out);
     }
     return { ...out, proven: affected };
+  }
+
+  /**
+   * The proof after tmux changed (a new snapshot), rows perhaps too: every
+   * live row is placed under the panes again (cached ancestry: look-ups), but
+   * only the sessions `redo` names (new, or whose marks or panes changed),
+   * those whose agents moved, and those whose stamps `touched` holds are
+   * proven again; the others keep their verdicts. `removed`: sessions gone
+   * from tmux, forgotten.
+   */
+  updateSessions(
+    sessions: readonly SessionMarks[],
+    panes: readonly PaneRef[],
+    rows: readonly ProofRow[],
+    change: { redo: ReadonlySet<string>; removed: ReadonlySet<string>; touched: ReadonlySet<string> },
+    driverPidOf: (slug: string, stamp: string) => number | null,
+    running: (pid: number) => boolean,
+    now: number = Date.now(),
+  ): PaneProof & { proven: ReadonlySet<string> } {
+    const last = this.last;
+    if (last === null) return { ...this.update(sessions, panes, rows, driverPidOf, running, now), proven: new Set(sessions.map((s) => s.name)) };
+    const agents = matchPaneAgents(panes, rows, this.ancestry);
+    const affected = new Set(change.redo);
+    for (const [session, list] of agents) if (!sameAgents(list, last.agents.get(session))) affected.add(session);
+    for (const session of last.agents.keys()) if (!agents.has(session)) affected.add(session);
+    for (const name of change.removed) this.seen.delete(name);
+    const gone = new Set(last.gone);
+    for (const name of change.removed) gone.delete(name);
+    const out: PaneProof = { agents, actions: [], gone, recheckAt: null };
+    const at = sessionPlaces(sessions);
+    const places = new Set<number>();
+    for (const name of affected) {
+      const i = at.byName.get(name);
+      if (i !== undefined) places.add(i);
+    }
+    for (const stamp of change.touched) for (const i of at.byStamp.get(stamp) ?? []) places.add(i);
+    const rowsOf = rowsBySession(rows);
+    const proven = new Set<string>();
+    for (const i of [...places].sort((a, b) => a - b)) {
+      const s = sessions[i] as SessionMarks;
+      proven.add(s.name);
+      gone.delete(s.name);
+      this.proveSession(s, agents.get(s.name) ?? [], rowsOf.get(s.stamp) ?? [], driverPidOf, running, now, out);
+    }
+    const sessionsOfPid = new Map<number, Set<string>>();
+    for (const [session, list] of agents) for (const a of list) addTo(sessionsOfPid, a.row.pid, session);
+    this.last = { agents, sessionsOfPid, gone };
+    return { ...out, proven };
   }
 
   /** One session's stamp action, settle time and gone verdict, into `out`. */

@@ -160,6 +160,24 @@ export class HopTracker<S = Record<string, unknown>> {
     return { sessions: this.last, events };
   }
 
+  /**
+   * Forgets sessions that are gone from tmux (closed, or renamed: the new
+   * name is a first sight), as `update` does for every session it is not
+   * given; a base no remaining session holds loses its state.
+   */
+  forget(sessions: Iterable<string>): void {
+    const bases = new Set<string>();
+    for (const session of sessions) {
+      const base = this.last.get(session)?.base ?? this.memory.get(session)?.base;
+      if (base !== undefined) bases.add(base);
+      this.last.delete(session);
+      this.memory.delete(session);
+    }
+    if (bases.size === 0) return;
+    for (const hop of this.last.values()) bases.delete(hop.base);
+    for (const base of bases) this.states.delete(base);
+  }
+
   private followOne(session: string, base: string, rows: readonly LiveRow[], sessions: Map<string, SessionHop>, events: HopEvent[]): void {
     if (!base) return;
     const hop = hopOf(session, base, rows);

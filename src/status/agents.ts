@@ -14,7 +14,7 @@ import { timeMs } from '../registry/time';
 import { HopTracker } from '../registry/hop';
 import type { Tmux } from '../tmux/client';
 import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
-import { computeView, loadFleetData, type FleetView } from './view';
+import { computeView, loadFleetData, type FleetView, type SessionView } from './view';
 
 export type AgentKind = 'parked' | 'job' | 'agent';
 
@@ -102,6 +102,22 @@ export class ShownIds {
    * The view after updateView: its arrays are the last ones with some entries
    * replaced, index for index (anything else is counted again from nothing).
    */
+  /**
+   * The view after updateViewForSnapshot: the sessions' ids moved from the
+   * views it dropped to those it computed again, the tasks' index for index.
+   */
+  replace(view: FleetView, dropped: readonly SessionView[], added: Iterable<SessionView>): void {
+    if (view.tasks.length !== this.tasks.length) {
+      this.reset(view);
+      return;
+    }
+    for (const s of dropped) eachShownId(s.hop, s.stamp, this.remove);
+    for (const s of added) eachShownId(s.hop, s.stamp, this.add);
+    this.move(this.tasks, view.tasks, (t) => t.owner);
+    this.sessions = view.sessions;
+    this.tasks = view.tasks;
+  }
+
   update(view: FleetView): void {
     if (view.sessions.length !== this.sessions.length || view.tasks.length !== this.tasks.length) {
       this.reset(view);

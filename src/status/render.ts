@@ -12,7 +12,8 @@ import type { TmuxSnapshot } from '../tmux/snapshot';
 import { fleetAgents, fleetWaiters, ShownIds } from './agents';
 import { agentKindSegment, agentSegment, attentionSegment, hopSegment, hopShortSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
 import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
-import { CachedFleetData, ChainKeyIndex, chainKeys, computeView, updateView, type FleetLoad, type FleetView, type SessionView } from './view';
+import { CachedFleetData, ChainKeyIndex, chainKeys, computeView, updateView, updateViewForSnapshot, type FleetLoad, type FleetView, type SessionView } from './view';
+import { diffSnapshots, type SnapshotDiff } from './snapshot-diff';
 
 /**
  * How soon the proof looks again while an agent is still to be proven, or can
@@ -68,8 +69,12 @@ export function makeRender(
   const shown = new ShownIds();
   return async (snapshot: TmuxSnapshot, hint: RenderHint): Promise<Rendered> => {
     const rowsReadBefore = source.rowsRead;
-    const data = await source.load(!hint.registryOnly, hint.registryChanged, hint.jobsChanged);
+    const data = await source.load(!hint.registryOnly, hint.registryChanged, hint.jobsChanged, hint.tasksChanged ?? null);
     const prev = hint.registryOnly && !hint.recheck && data.touched !== null && last?.snapshot === snapshot ? last : null;
+    // A new snapshot with the same tasks and known row changes: only the sessions it changed, and what depends on them, are computed again.
+    const sinceTmux = !prev && !hint.recheck && data.touched !== null && last !== null && last.snapshot !== snapshot ? last : null;
+    const diff = sinceTmux ? smallDiff(sinceTmux.snapshot, snapshot) : null;
+    const tmuxPrev = diff ? sinceTmux : null;
     // Built only when the proof asks (a wake for changed rows rarely does).
     let bySlug: Map<string, Task | null> | null = null;
     const driverPidOf = (slug: string, stamp: string): number | null => {
@@ -78,22 +83,42 @@ export function makeRender(
       return task && ownerSid(task) === stamp && task.driverPid !== undefined ? task.driverPid : null;
     };
     const registryPids = () => new Set(data.rows.filter((r) => r.liveness !== 'gone').map((r) => r.row.pid));
+    // Agents that write no registry row here (Codex CLI, Gemini CLI, a Claude Code of another home), under the panes of the sessions that matter.
+    const discoverUnder = (only: ((session: string) => boolean) | null): Discovery => {
+      const watched = new Map<string, boolean>();
+      for (const s of snapshot.sessions) {
+        if ((only === null || only(s.name)) && (s.stamp !== '' || s.task !== '' || s.nonce !== '')) watched.set(s.name, s.stamp !== '');
+      }
+      const panes = snapshot.panes.filter((p) => watched.has(p.session)).map((p) => ({ session: p.session, pid: p.pid, stamped: watched.get(p.session) }));
+      return panes.length > 0 ? discovery.discover(panes, registryPids()) : { rows: [], sessionOfRow: new Map(), kinds: new Map(), unprovable: new Map(), recheck: false };
+    };
+    // A Claude Code now in the registry is left to its row.
+    const withoutRegistered = (d: Discovery): Discovery => {
+      const inRegistry = d.rows.some((r) => r.agent === 'claude') ? registryPids() : null;
+      return inRegistry ? { ...d, rows: d.rows.filter((r) => r.agent !== 'claude' || !inRegistry.has(r.row.pid)) } : d;
+    };
     let found: Discovery;
-    if (prev) {
-      // Only rows changed: the processes under the panes are as the last look found them (a Claude Code now in the registry is left to its row).
-      const inRegistry = prev.found.rows.some((r) => r.agent === 'claude') ? registryPids() : null;
-      found = inRegistry ? { ...prev.found, rows: prev.found.rows.filter((r) => r.agent !== 'claude' || !inRegistry.has(r.row.pid)) } : prev.found;
+    if (tmuxPrev && diff) {
+      // The processes under the unchanged sessions' panes are as the last look found them; the changed sessions' are looked at.
+      const changed = (session: string) => diff.changed.has(session);
+      found = withoutRegistered(mergeDiscovery(tmuxPrev.found, (session) => changed(session) || diff.removed.has(session), discoverUnder(changed)));
+    } else if (prev) {
+      // Only rows changed: the processes under the panes are as the last look found them.
+      found = withoutRegistered(prev.found);
     } else {
-      // Agents that write no registry row here (Codex CLI, Gemini CLI, a Claude Code of another home), under the panes that matter.
-      const watched = new Map(snapshot.sessions.filter((s) => s.stamp !== '' || s.task !== '' || s.nonce !== '').map((s) => [s.name, s.stamp !== '']));
-      found = discovery.discover(
-        snapshot.panes.filter((p) => watched.has(p.session)).map((p) => ({ session: p.session, pid: p.pid, stamped: watched.get(p.session) })),
-        registryPids(),
-      );
+      found = discoverUnder(null);
     }
     const proofRows = found.rows.length > 0 ? [...data.rows, ...found.rows] : data.rows;
-    const proof =
-      prev && data.touched !== null && data.changed && found.rows.length === prev.found.rows.length
+    const proof = tmuxPrev && diff && data.touched !== null
+      ? proofs.updateSessions(
+          snapshot.sessions,
+          snapshot.panes,
+          proofRows,
+          { redo: diff.changed, removed: diff.removed, touched: data.touched },
+          driverPidOf,
+          running,
+        )
+      : prev && data.touched !== null && data.changed && found.rows.length === prev.found.rows.length
         ? proofs.updateChanged(
             snapshot.sessions,
             snapshot.panes,
@@ -120,7 +145,22 @@ export function makeRender(
     let view: FleetView;
     let redo: ReadonlySet<string> | null = null;
     let redone: ReadonlyMap<string, SessionView> | null = null;
-    if (prev && data.touched !== null) {
+    let cleared: ReadonlySet<string> = new Set();
+    if (tmuxPrev && diff && data.touched !== null) {
+      const goneChanged = new Set([...proof.gone, ...tmuxPrev.gone].filter((name) => proof.gone.has(name) !== tmuxPrev.gone.has(name)));
+      const chainsHit = keysOf.touchedBy(data.touched);
+      const hitSids = new Set(chainsHit);
+      for (const id of data.touched) hitSids.add(id);
+      const update = updateViewForSnapshot(tmuxPrev.view, snapshot, data, tracker, proofArgs, diff, hitSids, goneChanged);
+      view = update.view;
+      redo = update.sessions;
+      redone = update.redone;
+      cleared = update.cleared;
+      for (const sid of chainsHit) keysOf.set(sid, chainKeys(sid, data.rows));
+      // A stamp new to the fleet (a stamp set, a session created): its chain's ids from now on.
+      for (const s of redone.values()) if (s.stamp !== '' && !keysOf.has(s.stamp)) keysOf.set(s.stamp, chainKeys(s.stamp, data.rows));
+      shown.replace(view, update.dropped, redone.values());
+    } else if (prev && data.touched !== null) {
       const goneChanged = new Set([...proof.gone, ...prev.gone].filter((name) => proof.gone.has(name) !== prev.gone.has(name)));
       const chainsHit = keysOf.touchedBy(data.touched);
       const hitSids = new Set(chainsHit);
@@ -153,15 +193,19 @@ export function makeRender(
     });
     let values: Map<string, Record<SegmentOption, string>>;
     let dirty: ReadonlySet<string> | undefined;
-    if (prev && redo && redone) {
+    const none = { '@fleet-owner': '', '@fleet-hop': '', '@fleet-agent': '', '@fleet-hop-short': '', '@fleet-agent-short': '' };
+    const base = prev ?? tmuxPrev;
+    if (base && redo && redone) {
       // The sessions not computed again keep their values; attention is the fleet's, so a new count goes to all of them.
-      values = prev.values;
+      values = base.values;
+      if (diff) for (const name of diff.removed) values.delete(name);
+      for (const name of cleared) values.set(name, { ...none, '@fleet-attention': attention });
       for (const [name, s] of redone) values.set(name, segmentsOf(s));
-      if (attention !== prev.attention) for (const v of values.values()) v['@fleet-attention'] = attention;
-      else dirty = redo;
+      if (attention !== base.attention) for (const v of values.values()) v['@fleet-attention'] = attention;
+      // A new snapshot is compared whole by the supervisor.
+      else if (prev) dirty = redo;
     } else {
       values = new Map();
-      const none = { '@fleet-owner': '', '@fleet-hop': '', '@fleet-agent': '', '@fleet-hop-short': '', '@fleet-agent-short': '' };
       for (const s of snapshot.sessions) values.set(s.name, { ...none, '@fleet-attention': attention });
       for (const s of view.sessions) values.set(s.session, segmentsOf(s));
     }
@@ -182,4 +226,35 @@ export function makeRender(
     last = { snapshot, view, values, attention, found, gone: proof.gone, stampPids };
     return { values, toasts, windows, rowsRead: source.rowsRead - rowsReadBefore, ...(redo ? { recomputed: redo.size } : {}), ...(dirty ? { dirty } : {}) };
   };
+}
+
+/**
+ * The diff of a new snapshot against the last, when a few sessions changed;
+ * null (compute everything) when the styles changed or so many sessions did
+ * that looking them up costs more than a pass.
+ */
+function smallDiff(before: TmuxSnapshot, after: TmuxSnapshot): SnapshotDiff | null {
+  const diff = diffSnapshots(before, after);
+  if (diff === null) return null;
+  return diff.changed.size + diff.removed.size <= Math.max(8, after.sessions.length / 4) ? diff : null;
+}
+
+/** The last discovery without the sessions `drop` names, with `fresh` (those of them still here, looked at again). */
+function mergeDiscovery(last: Discovery, drop: (session: string) => boolean, fresh: Discovery): Discovery {
+  const out: Discovery = { rows: [], sessionOfRow: new Map(), kinds: new Map(), unprovable: new Map(), recheck: last.recheck || fresh.recheck };
+  for (const r of last.rows) {
+    const session = last.sessionOfRow.get(r);
+    if (session !== undefined && drop(session)) continue;
+    out.rows.push(r);
+    if (session !== undefined) out.sessionOfRow.set(r, session);
+  }
+  for (const [session, kind] of last.kinds) if (!drop(session)) out.kinds.set(session, kind);
+  for (const [session, why] of last.unprovable) if (!drop(session)) out.unprovable.set(session, why);
+  for (const r of fresh.rows) {
+    out.rows.push(r);
+    out.sessionOfRow.set(r, fresh.sessionOfRow.get(r) as string);
+  }
+  for (const [session, kind] of fresh.kinds) out.kinds.set(session, kind);
+  for (const [session, why] of fresh.unprovable) out.unprovable.set(session, why);
+  return out;
 }

@@ -38,6 +38,8 @@ export interface RenderHint {
   registryChanged: ReadonlySet<string> | null;
   /** Jobs whose state files the watch or the poll saw change. */
   jobsChanged?: ReadonlySet<string>;
+  /** Tasks whose files the watches saw change; null or absent: look at every task file. */
+  tasksChanged?: ReadonlySet<string> | null;
   /** The pane proof is due to look at /proc again (an agent still to be proven, a stamp settling). */
   recheck?: boolean;
 }

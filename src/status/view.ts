@@ -19,6 +19,7 @@ import { ownerSid, type Task } from '../tasks/schema';
 import { CachedTaskLister, listTasks, type TaskEntry } from '../tasks/store';
 import type { NonceStamp } from '../tmux/session-marks';
 import { readSnapshot, type SessionSnap, type TmuxSnapshot } from '../tmux/snapshot';
+import type { SnapshotDiff } from './snapshot-diff';
 import { addTo, removeFrom } from '../set-index';
 
 export interface FleetData {
@@ -108,20 +109,28 @@ export class CachedFleetData {
 
   /**
    * `tasksToo` false: only the registry (or a job's state file) changed; the
-   * task list of the last load is kept, and only the rows that changed are
-   * judged again (docs/status.md#incremental-wakes).
+   * task list of the last load is kept. Either way, while the task list is the
+   * same (CachedTaskLister gives the last list back), only the rows that
+   * changed are judged again (docs/status.md#incremental-wakes).
    * `registryChanged`: the registry files to look at again (null: all of them).
    * `jobsChanged`: the jobs whose state files to read again.
+   * `tasksChanged`: the tasks whose files to look at again (null: all of them).
    */
-  async load(tasksToo = true, registryChanged: ReadonlySet<string> | null = null, jobsChanged: ReadonlySet<string> = new Set()): Promise<FleetLoad> {
+  async load(
+    tasksToo = true,
+    registryChanged: ReadonlySet<string> | null = null,
+    jobsChanged: ReadonlySet<string> = new Set(),
+    tasksChanged: ReadonlySet<string> | null = null,
+  ): Promise<FleetLoad> {
     const [tasks, reg] = await Promise.all([
-      tasksToo || this.lastTasks === null ? this.tasks.list() : Promise.resolve(this.lastTasks),
+      tasksToo || this.lastTasks === null ? this.tasks.list(tasksChanged) : Promise.resolve(this.lastTasks),
       this.registry.read(registryChanged),
     ]);
     this.lastTasks = tasks;
     const changes = this.registry.lastChanges;
     const last = this.last;
-    if (!tasksToo && changes !== null && last !== null && last.tasks === tasks && reg.readable && last.registry.readable) {
+    // A tmux wake lists the tasks again; the same list back (no task file changed) keeps the rows' incremental read.
+    if (changes !== null && last !== null && last.tasks === tasks && reg.readable && last.registry.readable) {
       return this.loadChanged(last, reg, changes, jobsChanged);
     }
     const live = await this.liveness.liveRows(reg);
@@ -327,6 +336,7 @@ interface ViewInputs {
   drivenBy: ReadonlyMap<string, string>;
   bySlug: ReadonlyMap<string, TaskEntry>;
   sessionsOfSid: ReadonlyMap<string, readonly number[]>;
+  sessionsOfSlug: ReadonlyMap<string, readonly number[]>;
   judge(slug: string, asker: string): Decision;
   proof: SessionProof;
 }
@@ -342,6 +352,8 @@ interface SnapshotInputs {
   bySlug: ReadonlyMap<string, TaskEntry>;
   /** Per session id: the sessions whose task (bound or driven) it owns, and the session it stamps; each with its place in the snapshot. */
   sessionsOfSid: ReadonlyMap<string, readonly number[]>;
+  /** Per task: the places of the sessions that show it (bound, or driven by their stamp). */
+  sessionsOfSlug: ReadonlyMap<string, readonly number[]>;
 }
 
 /**
@@ -353,32 +365,45 @@ interface SnapshotInputs {
  */
 const snapshotInputsCache = new WeakMap<TmuxSnapshot, { tasks: readonly TaskEntry[]; inputs: SnapshotInputs }>();
 
+/** What the view reads of the task list alone, once per list (CachedTaskLister gives the same list back while no task changed). */
+const taskInputsCache = new WeakMap<readonly TaskEntry[], { drivenBy: ReadonlyMap<string, string>; bySlug: ReadonlyMap<string, TaskEntry> }>();
+
+function taskInputs(tasks: readonly TaskEntry[]): { drivenBy: ReadonlyMap<string, string>; bySlug: ReadonlyMap<string, TaskEntry> } {
+  const cached = taskInputsCache.get(tasks);
+  if (cached) return cached;
+  const drivenBy = new Map<string, string>();
+  for (const t of [...tasks].sort((a, b) => (a.task?.updatedAt ?? '').localeCompare(b.task?.updatedAt ?? ''))) {
+    const owner = t.task ? ownerSid(t.task) : '';
+    if (owner) drivenBy.set(owner, t.slug);
+  }
+  const inputs = { drivenBy, bySlug: taskBySlug(tasks) };
+  taskInputsCache.set(tasks, inputs);
+  return inputs;
+}
+
 function snapshotInputs(snap: TmuxSnapshot | null, tasks: readonly TaskEntry[], proof: SessionProof, reuse: boolean): SnapshotInputs {
   const cached = snap && reuse ? snapshotInputsCache.get(snap) : undefined;
   if (cached && cached.tasks === tasks) return cached.inputs;
   // No snapshot: tmux could not be read, so pending verdicts are 5 (cannot tell), never guesses.
   const nonceStamps = snap ? new Map<string, NonceStamp>(snap.sessions.map((s) => [s.name, { nonce: s.nonce, stamp: s.stamp }])) : null;
   const snapshot: TmuxSnapshot = snap ?? { sessions: [], clients: [], panes: [], config: {} };
-  const drivenBy = new Map<string, string>();
-  for (const t of [...tasks].sort((a, b) => (a.task?.updatedAt ?? '').localeCompare(b.task?.updatedAt ?? ''))) {
-    const owner = t.task ? ownerSid(t.task) : '';
-    if (owner) drivenBy.set(owner, t.slug);
-  }
+  const { drivenBy, bySlug } = taskInputs(tasks);
   const byStamp = new Map<string, SessionSnap>();
   for (const s of snapshot.sessions) if (s.stamp) byStamp.set(s.stamp, s);
-  const bySlug = taskBySlug(tasks);
   const sessionsOfSid = new Map<string, number[]>();
-  const add = (sid: string, i: number) => {
-    if (sid === '') return;
-    const list = sessionsOfSid.get(sid);
-    if (list === undefined) sessionsOfSid.set(sid, [i]);
+  const sessionsOfSlug = new Map<string, number[]>();
+  const add = (index: Map<string, number[]>, key: string, i: number) => {
+    if (key === '') return;
+    const list = index.get(key);
+    if (list === undefined) index.set(key, [i]);
     else if (list[list.length - 1] !== i) list.push(i);
   };
   snapshot.sessions.forEach((s, i) => {
-    add(s.stamp, i);
+    add(sessionsOfSid, s.stamp, i);
     const slug = s.task || drivenBy.get(s.stamp);
+    if (slug) add(sessionsOfSlug, slug, i);
     const task = slug ? bySlug.get(slug)?.task : null;
-    if (task) add(ownerSid(task), i);
+    if (task) add(sessionsOfSid, ownerSid(task), i);
   });
   const inputs: SnapshotInputs = {
     snapshot,
@@ -389,6 +414,7 @@ function snapshotInputs(snap: TmuxSnapshot | null, tasks: readonly TaskEntry[], 
     drivenBy,
     bySlug,
     sessionsOfSid,
+    sessionsOfSlug,
   };
   if (snap) snapshotInputsCache.set(snap, { tasks, inputs });
   return inputs;
@@ -396,7 +422,7 @@ function snapshotInputs(snap: TmuxSnapshot | null, tasks: readonly TaskEntry[], 
 
 /** `reuse`: the snapshot's inputs as the last view of the same snapshot and tasks made them (a wake for changed rows). */
 function viewInputs(snap: TmuxSnapshot | null, data: FleetData, proof: SessionProof, reuse = false): ViewInputs {
-  const { snapshot, nonceStamps, stampProcesses, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid } = snapshotInputs(snap, data.tasks, proof, reuse);
+  const { snapshot, nonceStamps, stampProcesses, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid, sessionsOfSlug } = snapshotInputs(snap, data.tasks, proof, reuse);
   const registry = { readable: data.registry.readable, rows: data.rows, recorded: data.recorded };
   const judge = (slug: string, asker: string): Decision => {
     const entry = bySlug.get(slug);
@@ -410,7 +436,7 @@ function viewInputs(snap: TmuxSnapshot | null, data: FleetData, proof: SessionPr
       stampProcesses,
     });
   };
-  return { snapshot, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid, judge, proof };
+  return { snapshot, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid, sessionsOfSlug, judge, proof };
 }
 
 /** The task a session shows: the one bound to it (@fleet-task), else the one its stamp drives. */
@@ -612,6 +638,113 @@ export function updateView(
     },
     sessions: redo,
     redone,
+  };
+}
+
+/** What updateViewForSnapshot computed again, and the views it replaced (the shown ids move with them). */
+export interface SnapshotViewUpdate extends ViewUpdate {
+  /** The views of the last wake that are gone or replaced. */
+  dropped: readonly SessionView[];
+  /** Sessions computed again that show nothing now (neither stamped nor bound): their segments are cleared. */
+  cleared: ReadonlySet<string>;
+}
+
+/**
+ * The view after tmux changed (a new snapshot; rows may have changed too),
+ * with the same task files as `prev` (docs/status.md#incremental-wakes): the
+ * sessions the snapshot diff names, and what depends on them, are computed
+ * again. A task depends on the sessions carrying its owner's stamp and on its
+ * driverPane (the judge reads their stamps, nonces and recorded processes); a
+ * session on its task. `hitSids`: the session ids a row change touched (as
+ * for updateView); `goneChanged`: sessions whose stamped agent was found gone,
+ * or back, by this wake's proof.
+ */
+export function updateViewForSnapshot(
+  prev: FleetView,
+  snap: TmuxSnapshot,
+  data: FleetData,
+  tracker: HopTracker,
+  proof: SessionProof,
+  diff: SnapshotDiff,
+  hitSids: ReadonlySet<string>,
+  goneChanged: ReadonlySet<string>,
+): SnapshotViewUpdate {
+  const v = viewInputs(snap, data, proof);
+  // The ids and names whose holders changed: a verdict reading any of them may change.
+  const sids = new Set(hitSids);
+  const names = new Set([...diff.changed, ...diff.removed]);
+  for (const name of diff.changed) {
+    const stamp = v.sessionByName.get(name)?.stamp;
+    if (stamp) sids.add(stamp);
+  }
+  for (const s of diff.before.values()) if (s.stamp) sids.add(s.stamp);
+  const taskRedo = new Set<number>();
+  data.tasks.forEach((entry, i) => {
+    const task = entry.task;
+    if (!task) return;
+    const owner = ownerSid(task);
+    const pane = task.driverPane;
+    const paneStamp = pane ? v.sessionByName.get(pane)?.stamp : undefined;
+    if ((owner !== '' && sids.has(owner)) || (pane && names.has(pane)) || (paneStamp && sids.has(paneStamp))) taskRedo.add(i);
+  });
+  const places = new Set<number>();
+  const placeOf = new Map(v.snapshot.sessions.map((s, i) => [s.name, i]));
+  for (const name of diff.changed) places.add(placeOf.get(name) as number);
+  for (const name of goneChanged) {
+    const i = placeOf.get(name);
+    if (i !== undefined) places.add(i);
+  }
+  for (const sid of sids) for (const i of v.sessionsOfSid.get(sid) ?? []) places.add(i);
+  for (const t of taskRedo) for (const i of v.sessionsOfSlug.get((data.tasks[t] as TaskEntry).slug) ?? []) places.add(i);
+  const redo = new Set<string>();
+  const stamps: [string, string][] = [];
+  const unstamped: string[] = [...diff.removed];
+  for (const i of [...places].sort((a, b) => a - b)) {
+    const s = v.snapshot.sessions[i] as SessionSnap;
+    redo.add(s.name);
+    if (s.stamp) stamps.push([s.name, s.stamp]);
+    else unstamped.push(s.name);
+  }
+  tracker.forget(unstamped);
+  const update = tracker.updateSome(stamps, data.rows);
+  const prevByName = new Map(prev.sessions.map((s) => [s.session, s]));
+  const dropped: SessionView[] = [];
+  for (const name of diff.removed) {
+    const old = prevByName.get(name);
+    if (old) dropped.push(old);
+  }
+  const redone = new Map<string, SessionView>();
+  const cleared = new Set<string>();
+  const sessions: SessionView[] = [];
+  for (const s of v.snapshot.sessions) {
+    const old = prevByName.get(s.name);
+    if (!redo.has(s.name)) {
+      if (old) sessions.push(old);
+      continue;
+    }
+    if (old) dropped.push(old);
+    const now = sessionView(s, v, update.sessions);
+    if (now) {
+      sessions.push(now);
+      redone.set(s.name, now);
+    } else cleared.add(s.name);
+  }
+  const tasks = prev.tasks.map((old, i) => {
+    if (!taskRedo.has(i) && !(old.session !== null && (redo.has(old.session) || diff.removed.has(old.session)))) return old;
+    return taskView(data.tasks[i] as TaskEntry, v, update.sessions);
+  });
+  return {
+    view: {
+      sessions,
+      tasks,
+      events: update.events,
+      tmuxError: null,
+      registry: { dir: data.registry.dir, readable: data.registry.readable, rows: data.rows.length, malformed: data.registry.malformed },
+    },
+    sessions: redo,
+    redone,
+    dropped,
+    cleared,
   };
 }
 

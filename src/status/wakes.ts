@@ -74,6 +74,10 @@ export class Wakes {
   private registryChanged: Set<string> | null = null;
   /** Jobs whose state file changed since taken. */
   private jobsChanged = new Set<string>();
+  /** Tasks whose directory's watch reported a change since taken; null: unknown, look at every task file. */
+  private tasksChanged: Set<string> | null = null;
+  /** Some task directory has no watch (it could not be made, or failed): every task file is looked at. */
+  private taskWatchGaps = false;
 
   constructor(
     private readonly cfg: WakeConfig,
@@ -148,6 +152,7 @@ export class Wakes {
   /** Nothing reported is trusted any more (a wake failed after taking them): the next wake reads every row. */
   forgetChanges(): void {
     this.registryChanged = null;
+    this.tasksChanged = null;
   }
 
   /** The jobs whose state files changed since the last call, and starts a new set. */
@@ -185,7 +190,11 @@ export class Wakes {
         const w = watch(dir, { persistent: true }, (_e, name) => {
           // A supervisor's own pid file changing is not news.
           if (name && String(name).startsWith('supervisor-')) return;
-          if (dir === tasks) this.watchTaskDirs();
+          if (dir === tasks) {
+            // A task directory made, removed or replaced: every task file is looked at once.
+            this.tasksChanged = null;
+            this.watchTaskDirs();
+          }
           if (dir === this.cfg.registryDir) {
             if (name && this.registryChanged) this.registryChanged.add(String(name));
             else this.registryChanged = null;
@@ -231,14 +240,32 @@ export class Wakes {
       try {
         const w = watch(join(tasksDir(this.cfg.home), slug), { persistent: true }, (_e, name) => {
           if (name && !String(name).startsWith('task.json')) return; // lock and temp files
+          this.tasksChanged?.add(slug);
           this.on.wake(true);
         });
-        w.on('error', () => undefined);
+        w.on('error', () => {
+          // No longer watchable: its file is looked at by every wake until a new watch starts.
+          w.close();
+          if (this.taskWatchers.get(slug) === w) this.taskWatchers.delete(slug);
+          this.taskWatchGaps = true;
+        });
         this.taskWatchers.set(slug, w);
       } catch {
         // removed meanwhile
       }
     }
+    this.taskWatchGaps = slugs.some((slug) => !this.taskWatchers.has(slug));
+  }
+
+  /**
+   * The tasks whose files the watches reported changed since the last call
+   * (null: look at every task file: the first call, a task directory made or
+   * removed, one without a watch, a wake that failed), and starts a new set.
+   */
+  takeTasksChanged(): ReadonlySet<string> | null {
+    const changed = this.taskWatchGaps ? null : this.tasksChanged;
+    this.tasksChanged = new Set();
+    return changed;
   }
 
   /** The slow poll: system calls only, never a process. */
@@ -257,7 +284,10 @@ export class Wakes {
       );
       if (this.sigs[dir] !== undefined && this.sigs[dir] !== sig) {
         changed = true;
-        if (dir === tasks) tasksChanged = true;
+        if (dir === tasks) {
+          tasksChanged = true;
+          this.tasksChanged = null;
+        }
         // Something the watch may have missed: read every row.
         else this.registryChanged = null;
         // Gone or replaced (another inode): its watch sees nothing more; the next lines start a new one.

@@ -201,43 +201,61 @@ export async function listTasks(home: string): Promise<TaskEntry[]> {
  */
 export class CachedTaskLister {
   private cache = new Map<string, { sig: string; entry: TaskEntry | null }>();
+  /** The last list: given back as it was while no task file changed, so a reader can tell "the same tasks" by identity. */
+  private last: TaskEntry[] | null = null;
 
   constructor(readonly home: string) {}
 
-  async list(): Promise<TaskEntry[]> {
+  /**
+   * `changed`: the tasks whose files may have changed (the supervisor's
+   * watches); any other task already listed is taken as it was, without a
+   * `stat`. Null: every task file is looked at.
+   */
+  async list(changed: ReadonlySet<string> | null = null): Promise<TaskEntry[]> {
     let names: string[];
     try {
       names = await readdir(tasksDir(this.home));
     } catch {
       this.cache.clear();
+      this.last = null;
       return [];
     }
     const slugs = names.filter(isValidSlug).sort();
     const keep = new Set(slugs);
     for (const slug of [...this.cache.keys()]) if (!keep.has(slug)) this.cache.delete(slug);
     const entries = await Promise.all(
-      slugs.map(async (slug): Promise<TaskEntry | null> => {
-        const file = taskFile(this.home, slug);
-        const st = statSync(file, { throwIfNoEntry: false });
-        if (!st) {
-          this.cache.delete(slug);
-          return null;
-        }
-        const sig = `${st.ino}:${st.size}:${st.mtimeMs}`;
-        const cached = this.cache.get(slug);
-        if (cached && cached.sig === sig) return cached.entry;
-        let entry: TaskEntry | null;
-        try {
-          const task = await readTask(this.home, slug);
-          entry = task ? { slug, file, task } : null;
-        } catch (err) {
-          if (!(err instanceof TaskFileError)) throw err;
-          entry = { slug, file, error: err };
-        }
-        this.cache.set(slug, { sig, entry });
-        return entry;
+      slugs.map((slug): TaskEntry | null | Promise<TaskEntry | null> => {
+        const known = changed === null || changed.has(slug) ? undefined : this.cache.get(slug);
+        return known ? known.entry : this.look(slug);
       }),
     );
-    return entries.filter((e): e is TaskEntry => e !== null);
+    const list = entries.filter((e): e is TaskEntry => e !== null);
+    const last = this.last;
+    if (last !== null && last.length === list.length && list.every((e, i) => e === last[i])) return last;
+    this.last = list;
+    return list;
+  }
+
+  /** One task's entry: from the cache while its file's signature is the same, else read. */
+  private async look(slug: string): Promise<TaskEntry | null> {
+    const file = taskFile(this.home, slug);
+    const st = statSync(file, { throwIfNoEntry: false });
+    if (!st) {
+      this.cache.delete(slug);
+      return null;
+    }
+    const sig = `${st.ino}:${st.size}:${st.mtimeMs}`;
+    const cached = this.cache.get(slug);
+    if (cached && cached.sig === sig) return cached.entry;
+    let entry: TaskEntry | null;
+    try {
+      const task = await readTask(this.home, slug);
+      entry = task ? { slug, file, task } : null;
+    } catch (err) {
+      if (!(err instanceof TaskFileError)) throw err;
+      entry = { slug, file, error: err };
+    }
+    this.cache.set(slug, { sig, entry });
+    return entry;
   }
 }

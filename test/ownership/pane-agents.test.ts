@@ -110,6 +110,38 @@ describe('matchPaneAgents on real processes', () => {
     expect(cache.size).toBe(size);
   });
 
+  it('PaneProofs.updateSessions: a new snapshot proves again the sessions it changed and those whose agents moved, as a full update would', async () => {
+    const a = await paneWithAgent();
+    const b = await paneWithAgent();
+    const proofs = new PaneProofs();
+    const never = () => null;
+    const panes = [
+      { session: 'op-a', id: '%1', pid: String(a.shell) },
+      { session: 'op-b', id: '%2', pid: String(b.shell) },
+    ];
+    const nonce = 'n'.repeat(32);
+    const rows = [row(a.agentPid, S1, 'live', { updatedAt: T + 1000 })];
+    // op-b is bound and waits for its agent's first row.
+    const sessions = [
+      { name: 'op-a', stamp: S1, nonce, task: 't1' },
+      { name: 'op-b', stamp: '', nonce, task: 't2' },
+    ];
+    expect(proofs.update(sessions, panes, rows, never, () => true, T + 5000).actions).toEqual([]);
+    // op-a renamed op-c (same pane), and in the same wake op-b's agent writes its row (an id no session holds).
+    const renamed = [{ ...sessions[1]! }, { ...sessions[0]!, name: 'op-c' }];
+    const panesNow = [panes[1]!, { ...panes[0]!, session: 'op-c' }];
+    const rowsNow = [...rows, row(b.agentPid, S2, 'live', { updatedAt: T + 6000 })];
+    const got = proofs.updateSessions(renamed, panesNow, rowsNow, { redo: new Set(['op-c']), removed: new Set(['op-a']), touched: new Set([S2]) }, never, () => true, T + 6500);
+    expect(got.actions).toEqual([expect.objectContaining({ session: 'op-b', pane: '%2', sid: S2, source: 'startup' })]);
+    expect([...got.proven].sort()).toEqual(['op-b', 'op-c']);
+    expect([...got.agents.keys()].sort()).toEqual(['op-b', 'op-c']);
+    const full = new PaneProofs().update(renamed, panesNow, rowsNow, never, () => true, T + 6500);
+    expect([got.actions, [...got.gone]]).toEqual([full.actions, [...full.gone]]);
+    // Nothing changed: nothing proven again.
+    const still = proofs.updateSessions(renamed, panesNow, rowsNow, { redo: new Set(), removed: new Set(), touched: new Set() }, never, () => true, T + 7000);
+    expect([still.proven.size, still.actions]).toEqual([0, []]);
+  });
+
   it('PaneProofs: a pending bound session is stamped, then a /clear (same pid, new id) is followed', async () => {
     const a = await paneWithAgent();
     const proofs = new PaneProofs();

@@ -102,4 +102,36 @@ describe('CachedTaskLister', () => {
     await rm(join(home, 'tasks', 'a'), { recursive: true });
     expect((await lister.list()).map((t) => t.slug)).toEqual(['b']);
   });
+
+  it('gives the same list back while no task changed; with the tasks the watches named, looks only at those files', async () => {
+    const home = join(root.path, 'named');
+    const write = async (slug: string, sid: string) => {
+      await mkdir(join(home, 'tasks', slug), { recursive: true });
+      await replace(join(home, 'tasks', slug, 'task.json'), JSON.stringify({ slug, driverSid: sid }));
+    };
+    await write('a', 'one');
+    await write('b', 'one');
+    const lister = new CachedTaskLister(home);
+    const first = await lister.list();
+    // Nothing changed: the very same array (a reader tells "the same tasks" by identity).
+    expect(await lister.list()).toBe(first);
+    expect(await lister.list(new Set())).toBe(first);
+    await write('a', 'two');
+    await write('b', 'two');
+    // Only b named: a is taken as it was (no stat), b is read again.
+    const named = await lister.list(new Set(['b']));
+    expect(named).not.toBe(first);
+    expect(named.map((t) => [t.slug, t.task?.driverSid])).toEqual([
+      ['a', 'one'],
+      ['b', 'two'],
+    ]);
+    // A task never listed is read whatever the set says; null looks at every file.
+    await write('c', 'one');
+    expect((await lister.list(new Set())).map((t) => [t.slug, t.task?.driverSid])).toEqual([
+      ['a', 'one'],
+      ['b', 'two'],
+      ['c', 'one'],
+    ]);
+    expect((await lister.list(null)).map((t) => t.task?.driverSid)).toEqual(['two', 'two', 'one']);
+  });
 });

@@ -81,6 +81,21 @@ describe('HopTracker', () => {
     expect(t.update({ s: TAB }, parked()).events.map((e) => e.kind)).toEqual(['park']);
   });
 
+  it('forget: a session gone from tmux is dropped; renamed, its new name is a first sight (no event); a base still held keeps its state', () => {
+    const t = new HopTracker<{ seen: string[] }>(() => ({ seen: [] }));
+    t.update({ a: TAB, b: TAB }, busyTab);
+    t.state(TAB).seen.push('kept');
+    t.forget(['a']);
+    expect([...t.updateSome([], busyTab).sessions.keys()]).toEqual(['b']);
+    expect(t.state(TAB).seen).toEqual(['kept']);
+    // b renamed c while parked: c is a first sight, as a full update would see it.
+    t.forget(['b']);
+    expect(t.state(TAB).seen).toEqual([]);
+    const u = t.updateSome([['c', TAB]], parked());
+    expect([u.events, [...u.sessions.keys()]]).toEqual([[], ['c']]);
+    expect(t.updateSome([['c', TAB]], busyTab).events.map((e) => e.kind)).toEqual(['back']);
+  });
+
   it('unstamped sessions are not tracked', () => {
     const t = new HopTracker();
     expect([...t.update({ a: '' }, busyTab).sessions.keys()]).toEqual([]);

@@ -18,6 +18,9 @@ const SESSIONS = 8;
 const JOBS = ['a1b2c3d4', 'b2c3d4e5', 'c3d4e5f6'];
 const sid = (n: number) => `${n.toString(16).padStart(8, '0')}-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 const name = (i: number) => `s${i}`;
+/** task-5's spawn nonce, and another one. */
+const NONCE_5 = '5'.repeat(32);
+const NONCE_X = 'a'.repeat(32);
 
 interface Row {
   pid: number;
@@ -64,94 +67,243 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+type Snapshot = TmuxSnapshot;
+
+/** The fleet every case starts from: tasks, rows of live and dead processes, sessions and panes, all written. */
+async function makeFleet(random: () => number) {
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+  await rm(registry, { recursive: true, force: true });
+  await mkdir(registry, { recursive: true });
+  await rm(join(home, 'tasks'), { recursive: true, force: true });
+  const now = Date.now();
+  const writeTask = async (slug: string, fields: Record<string, unknown>) => {
+    const dir = join(home, 'tasks', slug);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const at = new Date(now).toISOString();
+    await writeFile(join(dir, 'task.json'), JSON.stringify({ slug, createdAt: at, updatedAt: at, ...fields }), { mode: 0o600 });
+  };
+  // Tasks: the first five sessions drive one each; s5 is bound to task-0, which s0 owns (it lost a takeover).
+  for (let i = 0; i < 5; i++) await writeTask(`task-${i}`, { driverSid: sid(i + 1), driverPane: `%${i}` });
+  // A task still pending in s6 (s7 is bound to it too): its verdict reads s6's nonce and stamp, whatever session is named s6.
+  await writeTask('task-5', { driverPane: name(6), spawnNonce: NONCE_5 });
+  const rows = new Map<number, Row>();
+  const tabs: number[] = [];
+  const sessions: SessionSnap[] = [];
+  const panes: TmuxSnapshot['panes'] = [];
+  for (let i = 0; i < SESSIONS; i++) {
+    const pid = procs[i]!.pid!;
+    tabs.push(pid);
+    rows.set(pid, { pid, sessionId: sid(i + 1), kind: 'interactive', status: 'idle', procStart: String(procStartTicks(pid)), startedAt: now, updatedAt: now });
+    const task = i < 5 ? `task-${i}` : i === 5 ? 'task-0' : 'task-5';
+    const nonce = i === 6 ? NONCE_5 : '';
+    sessions.push({ name: name(i), created: String(Math.floor(now / 1000)), attached: '0', stamp: sid(i + 1), nonce, task, agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' });
+    panes.push({ session: name(i), id: `%${i}`, pid: String(pid), window: `@${i}`, job: '' });
+  }
+  const jobPids: number[] = [];
+  JOBS.forEach((jobId, j) => {
+    const pid = procs[SESSIONS + j]!.pid!;
+    jobPids.push(pid);
+    rows.set(pid, { pid, sessionId: `${jobId}-0000-4000-8000-00000000000${j}`, kind: 'bg', status: 'busy', jobId, procStart: String(procStartTicks(pid)), startedAt: now, updatedAt: now });
+  });
+  // Rows of processes long gone.
+  for (let d = 0; d < 6; d++) rows.set(4_100_000 + d, { pid: 4_100_000 + d, sessionId: sid(900 + d), kind: 'interactive', status: 'idle', startedAt: now - 86_400_000, updatedAt: now - 86_400_000 });
+  const gone = new Set<number>();
+  const write = async (pid: number) => {
+    const file = join(registry, `${pid}.json`);
+    if (gone.has(pid)) await unlink(file).catch(() => undefined);
+    else await writeFile(file, JSON.stringify({ ...rows.get(pid), updatedAt: Date.now() }));
+    return `${pid}.json`;
+  };
+  for (const pid of rows.keys()) await write(pid);
+
+  const changes: Record<string, (pid: number) => void> = {
+    status: (pid) => {
+      const r = rows.get(pid)!;
+      r.status = pick(['busy', 'idle', 'waiting']);
+      if (r.status === 'waiting') r.waitingFor = pick(['permission prompt', 'input needed']);
+      else delete r.waitingFor;
+    },
+    park: (pid) => {
+      const r = rows.get(pid)!;
+      if (r.kind !== 'interactive') return;
+      if (r.parkedJobId) delete r.parkedJobId;
+      else r.parkedJobId = pick(JOBS);
+    },
+    clear: (pid) => {
+      const r = rows.get(pid)!;
+      if (r.kind !== 'interactive') return;
+      const i = tabs.indexOf(pid);
+      r.sessionId = r.sessionId === sid(i + 1) ? sid(500 + Math.floor(random() * 1000)) : sid(i + 1);
+      delete r.parkedJobId;
+    },
+    end: (pid) => {
+      if (rows.get(pid)!.kind !== 'bg') return;
+      if (gone.has(pid)) gone.delete(pid);
+      else gone.add(pid);
+    },
+  };
+  /** One to three random row changes, written; the files changed. */
+  const changeRows = async (): Promise<Set<string>> => {
+    const changed = new Set<string>();
+    const n = 1 + Math.floor(random() * 3);
+    for (let k = 0; k < n; k++) {
+      const kind = pick(['status', 'status', 'status', 'park', 'clear', 'end', 'dead'] as const);
+      const pid = kind === 'dead' ? pick([...rows.keys()].filter((p) => p >= 4_100_000)) : kind === 'end' ? pick(jobPids) : pick(random() < 0.75 ? tabs : jobPids);
+      if (kind === 'dead') rows.get(pid)!.status = pick(['busy', 'idle']);
+      else changes[kind]!(pid);
+      changed.add(await write(pid));
+    }
+    return changed;
+  };
+  const snapshot: Snapshot = { sessions, clients: [], panes, config: {} };
+  return { snapshot, rows, tabs, pick, changeRows };
+}
+
+const segments = (values: Map<string, Record<string, string>>) => JSON.stringify([...values].sort(([a], [b]) => a.localeCompare(b)));
+
 describe('an incremental wake shows what a full render shows', () => {
   it.each([1, 2, 3])('seed %i: 80 wakes of random row changes, every segment of every session the same', async (seed) => {
     const random = prng(seed);
-    const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
-    await rm(registry, { recursive: true, force: true });
-    await mkdir(registry, { recursive: true });
-    await rm(join(home, 'tasks'), { recursive: true, force: true });
-    const now = Date.now();
-    // Tasks: the first five sessions drive one each; s5 is bound to task-0, which s0 owns (it lost a takeover).
-    for (let i = 0; i < 5; i++) {
-      const dir = join(home, 'tasks', `task-${i}`);
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      const at = new Date(now).toISOString();
-      await writeFile(join(dir, 'task.json'), JSON.stringify({ slug: `task-${i}`, createdAt: at, updatedAt: at, driverSid: sid(i + 1), driverPane: `%${i}` }), { mode: 0o600 });
-    }
-    const rows = new Map<number, Row>();
-    const tabs: number[] = [];
-    const sessions: SessionSnap[] = [];
-    const panes: TmuxSnapshot['panes'] = [];
-    for (let i = 0; i < SESSIONS; i++) {
-      const pid = procs[i]!.pid!;
-      tabs.push(pid);
-      rows.set(pid, { pid, sessionId: sid(i + 1), kind: 'interactive', status: 'idle', procStart: String(procStartTicks(pid)), startedAt: now, updatedAt: now });
-      const task = i < 5 ? `task-${i}` : i === 5 ? 'task-0' : '';
-      sessions.push({ name: name(i), created: String(Math.floor(now / 1000)), attached: '0', stamp: sid(i + 1), nonce: '', task, agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' });
-      panes.push({ session: name(i), id: `%${i}`, pid: String(pid), window: `@${i}`, job: '' });
-    }
-    const jobPids: number[] = [];
-    JOBS.forEach((jobId, j) => {
-      const pid = procs[SESSIONS + j]!.pid!;
-      jobPids.push(pid);
-      rows.set(pid, { pid, sessionId: `${jobId}-0000-4000-8000-00000000000${j}`, kind: 'bg', status: 'busy', jobId, procStart: String(procStartTicks(pid)), startedAt: now, updatedAt: now });
-    });
-    // Rows of processes long gone.
-    for (let d = 0; d < 6; d++) rows.set(4_100_000 + d, { pid: 4_100_000 + d, sessionId: sid(900 + d), kind: 'interactive', status: 'idle', startedAt: now - 86_400_000, updatedAt: now - 86_400_000 });
-    const gone = new Set<number>();
-    const write = async (pid: number) => {
-      const file = join(registry, `${pid}.json`);
-      if (gone.has(pid)) await unlink(file).catch(() => undefined);
-      else await writeFile(file, JSON.stringify({ ...rows.get(pid), updatedAt: Date.now() }));
-      return `${pid}.json`;
-    };
-    for (const pid of rows.keys()) await write(pid);
-
-    const snapshot: TmuxSnapshot = { sessions, clients: [], panes, config: {} };
+    const { snapshot, changeRows } = await makeFleet(random);
     const incremental = makeRender(home, registry);
-    const segments = (values: Map<string, Record<string, string>>) => JSON.stringify([...values].sort(([a], [b]) => a.localeCompare(b)));
     await incremental(snapshot, { registryOnly: false, registryChanged: null });
-
-    const changes: Record<string, (pid: number) => void> = {
-      status: (pid) => {
-        const r = rows.get(pid)!;
-        r.status = pick(['busy', 'idle', 'waiting']);
-        if (r.status === 'waiting') r.waitingFor = pick(['permission prompt', 'input needed']);
-        else delete r.waitingFor;
-      },
-      park: (pid) => {
-        const r = rows.get(pid)!;
-        if (r.kind !== 'interactive') return;
-        if (r.parkedJobId) delete r.parkedJobId;
-        else r.parkedJobId = pick(JOBS);
-      },
-      clear: (pid) => {
-        const r = rows.get(pid)!;
-        if (r.kind !== 'interactive') return;
-        const i = tabs.indexOf(pid);
-        r.sessionId = r.sessionId === sid(i + 1) ? sid(500 + Math.floor(random() * 1000)) : sid(i + 1);
-        delete r.parkedJobId;
-      },
-      end: (pid) => {
-        if (rows.get(pid)!.kind !== 'bg') return;
-        if (gone.has(pid)) gone.delete(pid);
-        else gone.add(pid);
-      },
-    };
     for (let wake = 0; wake < 80; wake++) {
-      const changed = new Set<string>();
-      const n = 1 + Math.floor(random() * 3);
-      for (let k = 0; k < n; k++) {
-        const kind = pick(['status', 'status', 'status', 'park', 'clear', 'end', 'dead'] as const);
-        const pid = kind === 'dead' ? pick([...rows.keys()].filter((p) => p >= 4_100_000)) : kind === 'end' ? pick(jobPids) : pick(random() < 0.75 ? tabs : jobPids);
-        if (kind === 'dead') rows.get(pid)!.status = pick(['busy', 'idle']);
-        else changes[kind]!(pid);
-        changed.add(await write(pid));
-      }
+      const changed = await changeRows();
       const inc = await incremental(snapshot, { registryOnly: true, registryChanged: changed, jobsChanged: new Set() });
       const full = await makeRender(home, registry)(structuredClone(snapshot), { registryOnly: false, registryChanged: null });
       expect(segments(inc.values), `seed ${seed}, wake ${wake}: ${[...changed].join(' ')}`).toBe(segments(full.values));
     }
+  });
+
+  it("a pending Driver's stamp, carried by another session too, whose recorded process is another now: the sessions bound to the task see it change", async () => {
+    const { snapshot } = await makeFleet(prng(7));
+    const noRow = sid(777);
+    // s6 is task-5's spawned Driver (its nonce), stamped with an id no row holds; s7 is bound to task-5.
+    const s6 = snapshot.sessions.find((x) => x.name === 's6')!;
+    s6.stamp = noRow;
+    // s9 carries that stamp too, with the process it recorded: running, then exited.
+    const running = procs[0]!.pid!;
+    snapshot.sessions.push({ ...s6, name: 's9', nonce: '', task: '', agentProc: `claude ${running} ${procStartTicks(running)}` });
+    snapshot.panes.push({ session: 's9', id: '%90', pid: String(procs[0]!.pid), window: '@90', job: '' });
+    const incremental = makeRender(home, registry);
+    // Read now: the render keeps its values map and changes it in place.
+    const before = (await incremental(snapshot, { registryOnly: false, registryChanged: null })).values.get('s7')!['@fleet-owner'];
+    expect(before).toContain('live');
+    const next = structuredClone(snapshot);
+    next.sessions.find((x) => x.name === 's9')!.agentProc = 'claude 4100001 12345';
+    const inc = await incremental(next, { registryOnly: false, registryChanged: new Set(), jobsChanged: new Set() });
+    const full = await makeRender(home, registry)(structuredClone(next), { registryOnly: false, registryChanged: null });
+    expect(inc.recomputed).toBeLessThan(next.sessions.length);
+    expect(inc.values.get('s7')!['@fleet-owner']).toBe(before.replace('live', 'gone'));
+    expect(segments(inc.values)).toBe(segments(full.values));
+  });
+
+  it.each([1, 2, 3])('seed %i: 80 wakes of random tmux changes (sessions renamed, closed, created, stamped, bound; panes moved), rows too at times, every segment the same', async (seed) => {
+    const random = prng(seed);
+    const { snapshot, rows, pick, changeRows } = await makeFleet(random);
+    let state = snapshot;
+    const incremental = makeRender(home, registry);
+    await incremental(state, { registryOnly: false, registryChanged: null });
+    let counter = 0;
+    const slugs = ['', 'task-0', 'task-1', 'task-2', 'task-3', 'task-4', 'task-5', 'task-5', 'task-9'];
+    const stamps = () => ['', ...[...rows.values()].map((r) => r.sessionId), sid(777)];
+    const sorted = (s: Snapshot): Snapshot => ({ ...s, sessions: [...s.sessions].sort((a, b) => a.name.localeCompare(b.name)) });
+    const edits: Record<string, (s: Snapshot) => string> = {
+      rename: (s) => {
+        const target = pick(s.sessions);
+        // Now and then back to a name a session had (s6 is task-5's driverPane).
+        const to = [pick(['s0', 's6', 's6', 's7']), `r${counter++}`].find((n) => !s.sessions.some((x) => x.name === n)) as string;
+        for (const p of s.panes) if (p.session === target.name) p.session = to;
+        const was = target.name;
+        target.name = to;
+        return `rename ${was} ${to}`;
+      },
+      close: (s) => {
+        if (s.sessions.length <= 3) return 'close: none';
+        const target = pick(s.sessions);
+        s.sessions = s.sessions.filter((x) => x !== target);
+        s.panes = s.panes.filter((p) => p.session !== target.name);
+        return `close ${target.name}`;
+      },
+      create: (s) => {
+        const n = `n${counter++}`;
+        const pid = pick(procs).pid!;
+        s.sessions.push({ name: n, created: String(Math.floor(Date.now() / 1000)), attached: '0', stamp: pick(stamps()), nonce: pick(['', NONCE_5]), task: pick(slugs), agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' });
+        s.panes.push({ session: n, id: `%${100 + counter}`, pid: String(pid), window: `@${100 + counter}`, job: '' });
+        return `create ${n} pane pid ${pid}`;
+      },
+      stamp: (s) => {
+        const target = pick(s.sessions);
+        target.stamp = pick(stamps());
+        return `stamp ${target.name} ${target.stamp}`;
+      },
+      bind: (s) => {
+        const target = pick(s.sessions);
+        target.task = pick(slugs);
+        return `bind ${target.name} ${target.task}`;
+      },
+      nonce: (s) => {
+        const target = pick(s.sessions);
+        target.nonce = pick(['', NONCE_5, NONCE_X]);
+        return `nonce ${target.name} ${target.nonce}`;
+      },
+      attach: (s) => {
+        const target = pick(s.sessions);
+        target.attached = target.attached === '0' ? '1' : '0';
+        return `attach ${target.name}`;
+      },
+      agentProc: (s) => {
+        const target = pick(s.sessions);
+        const pid = pick([...procs.map((p) => p.pid!), 4_100_001]);
+        target.agentProc = pick(['', `claude ${pid} ${procStartTicks(pid) ?? 1}`]);
+        return `agentProc ${target.name} ${target.agentProc}`;
+      },
+      // task-5's driverPane: s6 closed, renamed away, re-marked or made again, while other sessions show task-5.
+      driverPane: (s) => {
+        const s6 = s.sessions.find((x) => x.name === 's6');
+        if (!s6) {
+          const n = `%${200 + counter++}`;
+          s.sessions.push({ name: 's6', created: '1', attached: '0', stamp: pick(stamps()), nonce: pick([NONCE_5, NONCE_5, NONCE_X]), task: 'task-5', agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' });
+          s.panes.push({ session: 's6', id: n, pid: String(pick(procs).pid!), window: `@${n}`, job: '' });
+          return 'create s6';
+        }
+        const what = pick(['close', 'rename', 'nonce', 'stamp'] as const);
+        if (what === 'close') {
+          s.sessions = s.sessions.filter((x) => x !== s6);
+          s.panes = s.panes.filter((p) => p.session !== 's6');
+          return 'close s6';
+        }
+        if (what === 'rename') {
+          const to = `r${counter++}`;
+          for (const p of s.panes) if (p.session === 's6') p.session = to;
+          s6.name = to;
+          return `rename s6 ${to}`;
+        }
+        if (what === 'nonce') s6.nonce = pick(['', NONCE_5, NONCE_X]);
+        else s6.stamp = pick(stamps());
+        return `s6 ${what} ${s6.nonce} ${s6.stamp}`;
+      },
+      movePane: (s) => {
+        const pane = pick(s.panes);
+        const to = pick(s.sessions);
+        pane.session = to.name;
+        return `move ${pane.id} to ${to.name}`;
+      },
+    };
+    let incremental_wakes = 0;
+    for (let wake = 0; wake < 80; wake++) {
+      const next = structuredClone(state);
+      const said: string[] = [];
+      const n = 1 + Math.floor(random() * 2);
+      for (let k = 0; k < n; k++) said.push(edits[pick(Object.keys(edits))]!(next));
+      state = sorted(next);
+      const changed = random() < 0.3 ? await changeRows() : new Set<string>();
+      const inc = await incremental(state, { registryOnly: false, registryChanged: changed, jobsChanged: new Set() });
+      if (inc.recomputed !== undefined && inc.recomputed < state.sessions.length) incremental_wakes++;
+      const full = await makeRender(home, registry)(structuredClone(state), { registryOnly: false, registryChanged: null });
+      expect(segments(inc.values), `seed ${seed}, wake ${wake}: ${said.join('; ')} ${[...changed].join(' ')}`).toBe(segments(full.values));
+    }
+    // Most wakes computed only some sessions again: the test checks the incremental path, not the full one.
+    expect(incremental_wakes).toBeGreaterThan(40);
   });
 });

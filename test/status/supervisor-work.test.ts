@@ -193,6 +193,22 @@ describe('a wake does the work of what changed, and no more', () => {
     expect(d).toMatchObject({ reads: d.ticks, rowsRead: 0, options: 0, writes: 0 });
   });
 
+  it('a session renamed: tmux read once, only that session computed again (under its new name), nothing written; its segments follow the name', async () => {
+    const before = await settled(sup);
+    const was = await shown();
+    await server.run(['rename-session', '-t', `=${name(1)}:`, 'renamed']);
+    await waitFor(() => sup.stats.reads > before.reads && sup.idle, 'the wake for the rename', 15_000);
+    const d = delta(before, await settled(sup));
+    const now = await shown();
+    for (const o of SEGMENT_OPTIONS) expect(now.get(`renamed ${o}`), o).toBe(was.get(`${name(1)} ${o}`));
+    expect(now.get(`renamed @fleet-owner`)).toContain('owner task-1');
+    expect(d.ticks).toBeGreaterThanOrEqual(1);
+    // Each wake (the hook may fire as two) computes the renamed session alone, not the fleet of ${SESSIONS}.
+    expect(d).toMatchObject({ reads: d.ticks, rowsRead: 0, sessions: d.ticks, options: 0, writes: 0 });
+    await server.run(['rename-session', '-t', '=renamed:', name(1)]);
+    await waitFor(async () => (await shown()).get(`${name(1)} @fleet-owner`) === was.get(`${name(1)} @fleet-owner`) && sup.idle, 'renamed back', 15_000);
+  });
+
   it('a burst of 100 row changes at 100 a second: a few writes, each carrying every change since the last; the last change of each row shown', async () => {
     const before = await settled(sup);
     const flipped = [0, 2, 4, 6, 8].map(name);

@@ -2,7 +2,7 @@
 // part of a path (a fleet home holding `#(...)` or a quote), and without
 // hooks the poll still sees a new session.
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nudgeHookCommand, Wakes } from '../../src/status/wakes';
@@ -108,6 +108,36 @@ describe('the jobs of the rows: each job\'s directory watched, its state file po
       await mkdir(join(jobs, 'b0b0b0b0'));
       await writeFile(join(jobs, 'b0b0b0b0', 'state.json'), JSON.stringify({ tempo: 'active' }));
       await waitFor(() => woken.length > 0, 'a wake from the poll', 5000);
+    } finally {
+      wakes.stop();
+      await d.cleanup();
+    }
+  });
+});
+
+describe('the task files the watches saw change', () => {
+  it('named by slug; null (every file) at first and after a task directory is made', async () => {
+    const d = await makeTempDir();
+    const home = join(d.path, 'home');
+    const tasks = join(home, 'tasks');
+    await mkdir(join(tasks, 'alpha'), { recursive: true });
+    await mkdir(join(tasks, 'beta'), { recursive: true });
+    const woken: boolean[] = [];
+    const wakes = new Wakes({ home, registryDir: join(d.path, 'registry'), intervalMs: 60_000 }, { wake: (tmuxToo) => woken.push(tmuxToo), beforePoll: () => false, deathSeen: () => false });
+    try {
+      wakes.start();
+      expect(wakes.takeTasksChanged()).toBeNull();
+      expect(wakes.takeTasksChanged()).toEqual(new Set());
+      await writeFile(join(tasks, 'beta', 'task.json.tmp'), '{}');
+      await rename(join(tasks, 'beta', 'task.json.tmp'), join(tasks, 'beta', 'task.json'));
+      await waitFor(() => woken.length > 0, 'a wake from the task directory', 5000);
+      expect(woken.every((t) => t)).toBe(true);
+      expect(wakes.takeTasksChanged()).toEqual(new Set(['beta']));
+      woken.length = 0;
+      await mkdir(join(tasks, 'gamma'));
+      await waitFor(() => woken.length > 0, 'a wake from the tasks directory', 5000);
+      expect(wakes.takeTasksChanged()).toBeNull();
+      expect(wakes.takeTasksChanged()).toEqual(new Set());
     } finally {
       wakes.stop();
       await d.cleanup();

@@ -1,0 +1,52 @@
+// The snapshot diff a tmux wake starts from (docs/status.md#incremental-wakes):
+// which sessions changed, which are gone, what they were.
+import { describe, expect, it } from 'vitest';
+import { diffSnapshots } from '../../src/status/snapshot-diff';
+import type { PaneSnap, SessionSnap, TmuxSnapshot } from '../../src/tmux/snapshot';
+
+const session = (name: string, over: Partial<SessionSnap> = {}): SessionSnap => ({
+  name,
+  created: '1',
+  attached: '0',
+  stamp: '',
+  nonce: '',
+  task: '',
+  agentProc: '',
+  owner: '',
+  hop: '',
+  agent: '',
+  attention: '',
+  hopShort: '',
+  agentShort: '',
+  ...over,
+});
+const pane = (s: string, id: string, pid: string, over: Partial<PaneSnap> = {}): PaneSnap => ({ session: s, id, pid, window: '@1', job: '', ...over });
+const snap = (sessions: SessionSnap[], panes: PaneSnap[], config: Record<string, string> = { interval: '2' }): TmuxSnapshot => ({ sessions, clients: [], panes, config });
+
+const base = snap([session('a', { stamp: 'S1' }), session('b'), session('c', { task: 't' })], [pane('a', '%1', '10'), pane('b', '%2', '20'), pane('c', '%3', '30')]);
+
+describe('diffSnapshots', () => {
+  const cases: [string, TmuxSnapshot, string[], string[]][] = [
+    ['nothing changed', structuredClone(base), [], []],
+    ['a segment value written (an output, not an input)', snap([session('a', { stamp: 'S1', owner: 'x', hop: 'y' }), session('b'), session('c', { task: 't' })], base.panes), [], []],
+    ['a rename: one gone, one new', snap([session('a', { stamp: 'S1' }), session('c', { task: 't' }), session('z')], [pane('a', '%1', '10'), pane('z', '%2', '20'), pane('c', '%3', '30')]), ['z'], ['b']],
+    ['a session closed', snap([session('a', { stamp: 'S1' }), session('c', { task: 't' })], [pane('a', '%1', '10'), pane('c', '%3', '30')]), [], ['b']],
+    ['a session created', snap([...base.sessions, session('d')], [...base.panes, pane('d', '%4', '40')]), ['d'], []],
+    ['a stamp set', snap([session('a', { stamp: 'S1' }), session('b', { stamp: 'S2' }), session('c', { task: 't' })], base.panes), ['b'], []],
+    ['a nonce, a task, a recorded process, the attach count', snap([session('a', { stamp: 'S1', nonce: 'n' }), session('b', { attached: '1' }), session('c', { task: 'u', agentProc: 'claude 1 2' })], base.panes), ['a', 'b', 'c'], []],
+    ['a pane respawned (a new first process)', snap(base.sessions, [pane('a', '%1', '10'), pane('b', '%2', '21'), pane('c', '%3', '30')]), ['b'], []],
+    ['a window linked into another session', snap(base.sessions, [...base.panes, pane('c', '%1', '10')]), ['c'], []],
+    ['a window opened for a job', snap(base.sessions, [pane('a', '%1', '10'), pane('b', '%2', '20'), pane('c', '%3', '30', { job: 'a1b2c3d4' })]), ['c'], []],
+  ];
+  it.each(cases)('%s', (_what, after, changed, removed) => {
+    const diff = diffSnapshots(base, after);
+    expect(diff && [[...diff.changed].sort(), [...diff.removed].sort()]).toEqual([changed, removed]);
+    // What the changed and removed sessions were (new ones were nothing).
+    expect(diff && [...diff.before.keys()].sort()).toEqual([...changed, ...removed].filter((n) => base.sessions.some((s) => s.name === n)).sort());
+  });
+
+  it('null when what every session shows changed (a style option, the poll interval)', () => {
+    expect(diffSnapshots(base, { ...structuredClone(base), config: { interval: '5' } })).toBeNull();
+    expect(diffSnapshots(base, { ...structuredClone(base), config: { interval: '2', 'style-owner': 'fg=red' } })).toBeNull();
+  });
+});
