@@ -99,9 +99,10 @@ export function makeRender(
     };
     let found: Discovery;
     if (tmuxPrev && diff) {
-      // The processes under the unchanged sessions' panes are as the last look found them; the changed sessions' are looked at.
-      const changed = (session: string) => diff.changed.has(session);
-      found = withoutRegistered(mergeDiscovery(tmuxPrev.found, (session) => changed(session) || diff.removed.has(session), discoverUnder(changed)));
+      // The processes under the unchanged sessions' panes are as the last look found them, and a renamed session's under its
+      // new name (the same panes); the changed sessions' are looked at.
+      const lookAt = (session: string) => diff.changed.has(session) && !diff.renamed.has(session);
+      found = withoutRegistered(mergeDiscovery(tmuxPrev.found, diff, discoverUnder(lookAt)));
     } else if (prev) {
       // Only rows changed: the processes under the panes are as the last look found them.
       found = withoutRegistered(prev.found);
@@ -239,17 +240,31 @@ function smallDiff(before: TmuxSnapshot, after: TmuxSnapshot): SnapshotDiff | nu
   return diff.changed.size + diff.removed.size <= Math.max(8, after.sessions.length / 4) ? diff : null;
 }
 
-/** The last discovery without the sessions `drop` names, with `fresh` (those of them still here, looked at again). */
-function mergeDiscovery(last: Discovery, drop: (session: string) => boolean, fresh: Discovery): Discovery {
+/**
+ * The last discovery for a new snapshot: the sessions the diff changed or
+ * removed dropped, a renamed one's findings moved to its new name, and `fresh`
+ * (the changed sessions looked at again) added.
+ */
+function mergeDiscovery(last: Discovery, diff: SnapshotDiff, fresh: Discovery): Discovery {
   const out: Discovery = { rows: [], sessionOfRow: new Map(), kinds: new Map(), unprovable: new Map(), recheck: last.recheck || fresh.recheck };
+  const newName = new Map([...diff.renamed].map(([to, from]) => [from, to]));
+  // Where a session's findings go: itself, its new name, or nowhere.
+  const place = (session: string): string | null => newName.get(session) ?? (diff.changed.has(session) || diff.removed.has(session) ? null : session);
   for (const r of last.rows) {
-    const session = last.sessionOfRow.get(r);
-    if (session !== undefined && drop(session)) continue;
+    const was = last.sessionOfRow.get(r);
+    const session = was === undefined ? undefined : place(was);
+    if (session === null) continue;
     out.rows.push(r);
     if (session !== undefined) out.sessionOfRow.set(r, session);
   }
-  for (const [session, kind] of last.kinds) if (!drop(session)) out.kinds.set(session, kind);
-  for (const [session, why] of last.unprovable) if (!drop(session)) out.unprovable.set(session, why);
+  for (const [was, kind] of last.kinds) {
+    const session = place(was);
+    if (session !== null) out.kinds.set(session, kind);
+  }
+  for (const [was, why] of last.unprovable) {
+    const session = place(was);
+    if (session !== null) out.unprovable.set(session, why);
+  }
   for (const r of fresh.rows) {
     out.rows.push(r);
     out.sessionOfRow.set(r, fresh.sessionOfRow.get(r) as string);

@@ -202,8 +202,11 @@ describe('a forged Driver row in a registry anyone can write to, with the superv
 
     // A later wake (a task file changed) still hands nothing over.
     await w.writeTask('probe', { driverSid: REAL });
-    await w.server.newSession('probe-session');
-    await w.server.run(['set-option', '-t', '=probe-session:', '@fleet-task', 'probe']);
+    // Made and bound in one tmux call: the session-created hook's wake reads it bound (set-option fires no hook).
+    await w.server.tmux.chain([
+      ['new-session', '-d', '-s', 'probe-session', 'sleep', '86400'],
+      ['set-option', '-t', '=probe-session:', '@fleet-task', 'probe'],
+    ]);
     await waitFor(async () => (await w.server.run(['show-options', '-qv', '-t', '=probe-session:', '@fleet-owner'])).includes('probe'), 'a later wake', 15_000);
     const task = await w.readTask('fg');
     expect(task.driverSid).toBe(REAL);

@@ -5,7 +5,7 @@
 // the files that changed, and once from nothing. Every segment of every session
 // must agree after every wake.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,6 +59,11 @@ beforeAll(async () => {
   await mkdir(registry, { recursive: true });
   await mkdir(home, { recursive: true, mode: 0o700 });
   for (let i = 0; i < SESSIONS + JOBS.length; i++) procs.push(spawn('sleep', ['600'], { stdio: 'ignore' }));
+  // An agent that writes no registry row, found under a pane by its process alone (its kind shows): a binary named codex.
+  const codex = join(root, 'codex');
+  await copyFile('/bin/sleep', codex);
+  await chmod(codex, 0o755);
+  procs.push(spawn(codex, ['600'], { stdio: 'ignore', env: { ...process.env, CODEX_HOME: join(root, 'codex-home') } }));
   await waitFor(() => procs.every((p) => p.pid !== undefined && procStartTicks(p.pid) !== null), 'the processes started');
 });
 
@@ -99,6 +104,8 @@ async function makeFleet(random: () => number) {
     sessions.push({ name: name(i), created: String(Math.floor(now / 1000)), attached: '0', stamp: sid(i + 1), nonce, task, agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' });
     panes.push({ session: name(i), id: `%${i}`, pid: String(pid), window: `@${i}`, job: '' });
   }
+  // s3 has a second window where Codex runs.
+  panes.push({ session: name(3), id: '%50', pid: String(procs[procs.length - 1]!.pid), window: '@50', job: '' });
   const jobPids: number[] = [];
   JOBS.forEach((jobId, j) => {
     const pid = procs[SESSIONS + j]!.pid!;

@@ -45,6 +45,16 @@ describe('diffSnapshots', () => {
     expect(diff && [...diff.before.keys()].sort()).toEqual([...changed, ...removed].filter((n) => base.sessions.some((s) => s.name === n)).sort());
   });
 
+  it('a rename is told from a close and a create: the same marks and the same panes under a new name', () => {
+    const renamed = snap([session('a', { stamp: 'S1' }), session('c', { task: 't' }), session('z')], [pane('a', '%1', '10'), pane('z', '%2', '20'), pane('c', '%3', '30')]);
+    expect([...diffSnapshots(base, renamed)!.renamed]).toEqual([['z', 'b']]);
+    // Renamed and stamped in one go, or a new session over the closed one's pane ids with other processes: no rename.
+    const stamped = snap([session('a', { stamp: 'S1' }), session('c', { task: 't' }), session('z', { stamp: 'S9' })], renamed.panes);
+    expect(diffSnapshots(base, stamped)!.renamed.size).toBe(0);
+    const other = snap(renamed.sessions, [pane('a', '%1', '10'), pane('z', '%2', '99'), pane('c', '%3', '30')]);
+    expect(diffSnapshots(base, other)!.renamed.size).toBe(0);
+  });
+
   it('null when what every session shows changed (a style option, the poll interval)', () => {
     expect(diffSnapshots(base, { ...structuredClone(base), config: { interval: '5' } })).toBeNull();
     expect(diffSnapshots(base, { ...structuredClone(base), config: { interval: '2', 'style-owner': 'fg=red' } })).toBeNull();
