@@ -38,8 +38,8 @@ export function formatBytes(n: number): string {
 }
 
 /** Reads from fd until EOF or until more than maxBytes came; null when over. */
-function readCapped(fd: number, maxBytes: number, sizeHint: number): Buffer | null {
-  let buf = Buffer.allocUnsafe(Math.min(Math.max(sizeHint, 0) + 1, maxBytes + 1) || 1);
+function readCapped(fd: number, maxBytes: number, sizeHint: number, scratch?: Buffer): Buffer | null {
+  let buf = scratch && scratch.length > maxBytes ? scratch : Buffer.allocUnsafe(Math.min(Math.max(sizeHint, 0) + 1, maxBytes + 1) || 1);
   let total = 0;
   for (;;) {
     if (total === buf.length) {
@@ -89,12 +89,14 @@ function openRegularFile(file: string): { fd: number; st: Stats } {
  * The bytes of a regular file, at most maxBytes. Throws UnsafeFileError
  * (code ENOENT when it does not exist).
  * Synchronous: these files are small, and the open cannot block.
+ * `scratch` (longer than maxBytes): read into it, and the bytes returned are a
+ * view of it, good until its next use (a reader of many files allocates once).
  */
-export function readRegularFileBytes(file: string, maxBytes: number): Buffer {
+export function readRegularFileBytes(file: string, maxBytes: number, scratch?: Buffer): Buffer {
   const { fd, st } = openRegularFile(file);
   try {
     if (st.size > maxBytes) throw new UnsafeFileError(file, 'EFBIG', `is larger than ${formatBytes(maxBytes)} (not read)`);
-    const bytes = readCapped(fd, maxBytes, st.size);
+    const bytes = readCapped(fd, maxBytes, st.size, scratch);
     // It grew past the cap while being read.
     if (bytes === null) throw new UnsafeFileError(file, 'EFBIG', `is larger than ${formatBytes(maxBytes)} (not read)`);
     return bytes;

@@ -2,7 +2,8 @@
 // <digits>.json are opened: the *.key files beside them are credentials.
 import { lstatSync } from 'node:fs';
 import { dirTrustProblem, type DirProblem } from '../context';
-import { readRegularFile, UnsafeFileError } from '../fs-safe';
+import { readRegularFileBytes, UnsafeFileError } from '../fs-safe';
+import { compactJsonText } from './compact-json';
 import { listedPids } from '../proc';
 import { readdir } from '../fs-async';
 import { basename, join } from 'node:path';
@@ -103,12 +104,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 function readCapped(file: string): string | null {
   try {
-    return readRegularFile(file, MAX_ROW_BYTES);
+    scratch ??= Buffer.allocUnsafe(MAX_ROW_BYTES + 1);
+    const bytes = readRegularFileBytes(file, MAX_ROW_BYTES, scratch);
+    return bytes.length > COMPACT_FROM_BYTES ? compactJsonText(bytes, MAX_KEPT_CHARS) : bytes.toString('utf8');
   } catch (err) {
     if (err instanceof UnsafeFileError && (err.code === 'ELOOP' || err.code === 'ENOTREG' || err.code === 'EFBIG')) return null;
     throw err;
   }
 }
+
+/** One buffer for every row file read (synchronously, one at a time): no 256 KiB allocation per big row. */
+let scratch: Buffer | null = null;
+/** Files above this size have their long strings cut before parsing (src/registry/compact-json.ts); a real row is far smaller. */
+const COMPACT_FROM_BYTES = 16 * 1024;
 
 type RowRead = { entry: RegistryEntry } | { malformed: true } | { gone: true };
 
