@@ -47,6 +47,13 @@ const REDRAWS = num('BENCH_REDRAWS', 200, 50);
 const helpersOfBin = join(dirname(BIN), '..', 'scripts', 'helpers.sh');
 const PLUGIN_SUPERVISOR_FLAGS = existsSync(helpersOfBin) ? (/^SUPERVISOR_NODE_FLAGS='([^']*)'/m.exec(readFileSync(helpersOfBin, 'utf8'))?.[1] ?? '') : '';
 const supervisorNodeArgs = () => `${PLUGIN_SUPERVISOR_FLAGS} ${process.env.BENCH_SUPERVISOR_NODE_ARGS || ''}`.split(' ').filter(Boolean);
+/** The environment the plugin adds for the supervisor (SUPERVISOR_ENV in its scripts/helpers.sh: NAME=value words). */
+const PLUGIN_SUPERVISOR_ENV = Object.fromEntries(
+  (existsSync(helpersOfBin) ? (/^SUPERVISOR_ENV='([^']*)'/m.exec(readFileSync(helpersOfBin, 'utf8'))?.[1] ?? '') : '')
+    .split(' ')
+    .filter((w) => /^[A-Z_]+=/.test(w))
+    .map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+);
 
 const TMUX = (spawnSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).stdout || '').trim();
 const STRACE = (spawnSync('sh', ['-c', 'command -v strace'], { encoding: 'utf8' }).stdout || '').trim();
@@ -359,7 +366,7 @@ async function benchSupervisor() {
   });
   const { rows } = makeRegistry(registry, 200, liveSids);
   const env = fleetEnv(home, { TMUX_FLEET_SOCKET: server.name, TMUX_FLEET_REGISTRY: registry });
-  const sup = spawn(process.execPath, [...supervisorNodeArgs(), BIN, 'supervise'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const sup = spawn(process.execPath, [...supervisorNodeArgs(), BIN, 'supervise'], { env: { ...env, ...PLUGIN_SUPERVISOR_ENV }, stdio: ['ignore', 'ignore', 'pipe'] });
   children.add(sup);
   let supErr = '';
   sup.stderr.on('data', (d) => (supErr += d));
@@ -649,7 +656,7 @@ async function benchScale() {
     // Each fleet's options cleared again, so the daemon's own first wake writes them all.
     tmuxChain(f.server.name, f.flips.map((r) => ['set-option', '-u', '-t', `=${r.name}:`, '@fleet-agent']));
     const t0 = Date.now();
-    f.sup = spawn(process.execPath, [...nodeArgs, BIN, 'supervise'], { env: f.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    f.sup = spawn(process.execPath, [...nodeArgs, BIN, 'supervise'], { env: { ...f.env, ...PLUGIN_SUPERVISOR_ENV }, stdio: ['ignore', 'ignore', 'pipe'] });
     children.add(f.sup);
     let err = '';
     f.sup.stderr.on('data', (d) => (err += d));
@@ -725,6 +732,8 @@ async function benchScale() {
     const secs = (Date.now() - t0) / 1000;
     const cpu = (b.utime + b.stime + b.cutime + b.cstime - a.utime - a.stime - a.cutime - a.cstime) / CLK_TCK;
     f.tmuxChange = (Math.max(0, cpu - f.idle * secs) / TMUX_CHANGES) * 1000;
+    f.tmuxChangeKids = ((b.cutime + b.cstime - a.cutime - a.cstime) / CLK_TCK / TMUX_CHANGES) * 1000;
+    f.tmuxChangeSys = ((b.stime - a.stime) / CLK_TCK / TMUX_CHANGES) * 1000;
   }
   const [small, large] = fleets;
   // Rows of any size up to the reader's cap: the large fleet's old rows become 255 KiB each (hard links of
@@ -764,7 +773,7 @@ async function benchScale() {
     note(`| g | first wake, ${label}: \`supervise --once\` whole process / the daemon's first render | **${f.once.toFixed(0)} ms** / ${f.firstRender} ms | reference | load ${f.onceLoad} |`);
   }
   note(`| g | CPU per change, 500/2000 over 50/200 | **${ratio.toFixed(2)}x** | ≤ 1.5x | ${ratio <= 1.5 ? 'met' : 'OVER'} |`);
-  note(`| g | supervisor CPU per tmux change (a session renamed: one tmux read, the view computed again), 50/200 and 500/2000, ${TMUX_CHANGES} each, the poll's share taken out | **${small.tmuxChange.toFixed(1)} / ${large.tmuxChange.toFixed(1)} ms** | reference | |`);
+  note(`| g | supervisor CPU per tmux change (a session renamed: one tmux read, the sessions it changed computed again), 50/200 and 500/2000, ${TMUX_CHANGES} each, the poll's share taken out | **${small.tmuxChange.toFixed(1)} / ${large.tmuxChange.toFixed(1)} ms** (of which its system time ${small.tmuxChangeSys.toFixed(1)} / ${large.tmuxChangeSys.toFixed(1)} ms, its shell and the tmux clients it ran ${small.tmuxChangeKids.toFixed(1)} / ${large.tmuxChangeKids.toFixed(1)} ms) | reference | |`);
   note(`| g | supervisor RSS (max VmRSS), ${large.sessions} sessions, ${large.rows} rows, ${large.bigRows} of them 255 KiB (read while the rows change, 10 s) | **${(large.bigRss / 1024).toFixed(1)} MB**${large.bigStuck ? ' (a change was not shown after them)' : ''} | < 80 MB | ${large.bigRss / 1024 < 80 && !large.bigStuck ? 'met' : 'OVER'} |`);
   for (const f of fleets) {
     f.sup.kill('SIGTERM');
@@ -783,7 +792,7 @@ const header = [
   `- machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average at start ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
   `- node ${process.version}, ${tmuxVersion}, ${straceVersion}`,
   `- mode: ${QUICK ? 'BENCH_QUICK=1 (short windows)' : 'full'}; owner runs ${RUNS} per side; supervisor windows ${IDLE_S} s + ${CHURN_S} s; tree ${TREE_S} s`,
-  `- build: ${BIN === join(root, 'dist', 'tmux-fleet.cjs') ? 'dist/tmux-fleet.cjs' : BIN}${existsSync(join(dirname(BIN), 'built-from')) ? ` (built from ${readFileSync(join(dirname(BIN), 'built-from'), 'utf8').trim()})` : ''}; the supervisor started as \`node ${supervisorNodeArgs().join(' ')}${supervisorNodeArgs().length ? ' ' : ''}tmux-fleet.cjs supervise\``,
+  `- build: ${BIN === join(root, 'dist', 'tmux-fleet.cjs') ? 'dist/tmux-fleet.cjs' : BIN}${existsSync(join(dirname(BIN), 'built-from')) ? ` (built from ${readFileSync(join(dirname(BIN), 'built-from'), 'utf8').trim()})` : ''}; the supervisor started as \`${Object.entries(PLUGIN_SUPERVISOR_ENV).map(([k, v]) => `${k}=${v} `).join('')}node ${supervisorNodeArgs().join(' ')}${supervisorNodeArgs().length ? ' ' : ''}tmux-fleet.cjs supervise\``,
   '',
   'Each figure is a ratio or a count taken within one run on a shared machine.',
   '',

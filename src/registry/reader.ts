@@ -4,7 +4,7 @@ import { lstatSync } from 'node:fs';
 import { dirTrustProblem, type DirProblem } from '../context';
 import { readRegularFileBytes, UnsafeFileError } from '../fs-safe';
 import { compactJsonText } from './compact-json';
-import { listedPids } from '../proc';
+import { listedPids, pidExists } from '../proc';
 import { readdir } from '../fs-async';
 import { basename, join } from 'node:path';
 import { MAX_KEPT_CHARS, RegistryRowSchema, type RegistryEntry, type RegistryRow } from './schema';
@@ -51,14 +51,23 @@ function keptRow(row: RegistryRow): RegistryRow {
  * pid is what liveness judges), then those in `wanted`, then the newest by
  * mtime (lstat).
  */
-function rowsToKeep(dir: string, names: readonly string[], wanted: ReadonlySet<string> = new Set()): { names: string[]; overCap: number } {
-  if (names.length <= MAX_KEPT_ROWS) return { names: [...names], overCap: 0 };
+function rowsToKeep(dir: string, names: readonly string[], wanted: ReadonlySet<string> = new Set()): { names: string[]; overCap: number; floor: KeptRank | null } {
+  if (names.length <= MAX_KEPT_ROWS) return { names: [...names], overCap: 0, floor: null };
   const running = listedPids();
   const rank = (name: string) => (running?.has(name.slice(0, -'.json'.length)) ? 2 : wanted.has(name) ? 1 : 0);
   const ranked = names.map((name) => ({ name, rank: rank(name), mtime: lstatSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }));
-  ranked.sort((a, b) => b.rank - a.rank || b.mtime - a.mtime || (a.name < b.name ? -1 : 1));
-  return { names: ranked.slice(0, MAX_KEPT_ROWS).map((x) => x.name).sort(), overCap: names.length - MAX_KEPT_ROWS };
+  ranked.sort(byRank);
+  return { names: ranked.slice(0, MAX_KEPT_ROWS).map((x) => x.name).sort(), overCap: names.length - MAX_KEPT_ROWS, floor: ranked[MAX_KEPT_ROWS - 1] ?? null };
 }
+
+/** Where a row file stands when over the cap: a running process's first, then one the caller wants, then the newest. */
+interface KeptRank {
+  name: string;
+  rank: number;
+  mtime: number;
+}
+
+const byRank = (a: KeptRank, b: KeptRank) => b.rank - a.rank || b.mtime - a.mtime || (a.name < b.name ? -1 : 1);
 
 export interface RegistrySnapshot {
   dir: string;
@@ -226,6 +235,7 @@ export class CachedRegistryReader {
     const kept = rowsToKeep(dir, names.filter((n) => ROW_FILE_RE.test(n)).sort(), this.wanted);
     const rowNames = kept.names;
     this.overCap = kept.overCap;
+    this.floor = kept.floor;
     const seen = new Set(rowNames);
     for (const name of [...this.files.keys()]) if (!seen.has(name)) this.files.delete(name);
     // lstatSync: two hundred stats in a row cost less than two hundred promises.
@@ -253,6 +263,8 @@ export class CachedRegistryReader {
 
   private malformed = new Set<string>();
   private overCap = 0;
+  /** Over the cap: the last row file kept, by rank (a new file that does not outrank it is not read). */
+  private floor: KeptRank | null = null;
   /** The row files the caller needs kept when over the cap (a task's owner, a chain's rows), by name. */
   private wanted: ReadonlySet<string> = new Set();
 
@@ -263,12 +275,20 @@ export class CachedRegistryReader {
 
   private async readChanged(changed: ReadonlySet<string>): Promise<RegistrySnapshot> {
     // Past the cap once these are added: choose the rows to keep from every file first, so none over it is read.
+    // A new file that would not outrank the last one kept (an old row of a dead process) stays over the cap, unread.
     let adding = 0;
-    for (const name of changed) if (ROW_FILE_RE.test(name) && !this.files.has(name) && lstatSync(join(this.dir, name), { throwIfNoEntry: false })) adding++;
+    const below = new Set<string>();
+    for (const name of changed) {
+      if (!ROW_FILE_RE.test(name) || this.files.has(name)) continue;
+      const st = lstatSync(join(this.dir, name), { throwIfNoEntry: false });
+      if (!st) continue;
+      if (this.floor !== null && this.files.size + adding >= MAX_KEPT_ROWS && !this.outranksFloor(name, st.mtimeMs)) below.add(name);
+      else adding++;
+    }
     if (adding > 0 && this.files.size + adding > MAX_KEPT_ROWS) return this.read(null);
     const changes: RowChange[] = [];
     for (const name of changed) {
-      if (!ROW_FILE_RE.test(name)) continue;
+      if (!ROW_FILE_RE.test(name) || below.has(name)) continue;
       const file = join(this.dir, name);
       const st = lstatSync(file, { throwIfNoEntry: false });
       const cached = this.files.get(name);
@@ -292,6 +312,13 @@ export class CachedRegistryReader {
     if (this.entries === null || changes.some((c) => c.before === null || c.after === null)) this.entries = this.collect();
     else if (changes.length > 0) this.entries = this.patched(changes);
     return this.snapshot();
+  }
+
+  /** Whether a row file not held would be kept by a full read now, before the last one kept (rowsToKeep's order). */
+  private outranksFloor(name: string, mtime: number): boolean {
+    const floor = this.floor as KeptRank;
+    const rank = pidExists(Number(name.slice(0, -'.json'.length))) ? 2 : this.wanted.has(name) ? 1 : 0;
+    return byRank({ name, rank, mtime }, floor) < 0;
   }
 
   /** The entries with rows rewritten in place (each file held before and after): no sort of every name again. */

@@ -228,13 +228,13 @@ teardown() {
 	assert_failure
 }
 
-@test "starts the supervisor for this server, in the background, with a heap kept small" {
+@test "starts the supervisor for this server, in the background, with a heap and malloc arenas kept small" {
 	load_plugin
 	wait_for 10 grep -q supervise "$PLUGIN/calls.log"
 	run cat "$PLUGIN/calls.log"
 	assert_output "[\"supervise\",\"--socket-path\",\"$SOCKET_PATH\"]"
 	run cat "$PLUGIN/node-flags.log"
-	assert_output '["--optimize-for-size"]'
+	assert_output '["--optimize-for-size","MALLOC_ARENA_MAX=2"]'
 }
 
 @test "the log the supervisor's output goes to is created 0600" {

@@ -97,6 +97,13 @@ describe('over the cap, the rows that matter are kept first', () => {
     expect(again.entries).toHaveLength(MAX_KEPT_ROWS);
     expect(again.entries.some((e) => e.row.pid === 4_100_000)).toBe(true);
     expect(reader.filesRead - read).toBe(1);
+    // A row left out rewritten as old as it was (a dead process's: it would not be kept): not read, and no choosing again.
+    const before = reader.filesRead;
+    await write(4_100_001, 10_000 - 1);
+    const still = await reader.read(new Set(['4100001.json']));
+    expect(reader.filesRead).toBe(before);
+    expect(reader.lastChanges).toEqual([]);
+    expect(still.entries.some((e) => e.row.pid === 4_100_001)).toBe(false);
   });
 });
 
