@@ -155,6 +155,13 @@ function sortAgents(list: PaneAgent[]): void {
   list.sort((a, b) => a.depth - b.depth || timeMs(b.row.startedAt) - timeMs(a.row.startedAt) || b.row.pid - a.row.pid);
 }
 
+/** What the proof asks of its caller: a task's recorded Driver process (when its owner is that stamp), whether a process runs, the time. */
+export interface ProofDeps {
+  driverPidOf: (slug: string, stamp: string) => number | null;
+  running: (pid: number) => boolean;
+  now?: number;
+}
+
 /** What the supervisor does for one session: stamp it (through the stamp's own code path) or nothing. */
 export interface StampAction {
   session: string;
@@ -315,7 +322,7 @@ export class PaneProofs {
     now: number = Date.now(),
   ): PaneProof & { proven: ReadonlySet<string> } {
     const last = this.last;
-    if (last === null) return { ...this.update(sessions, panes, rows, driverPidOf, running, now), proven: new Set(sessions.map((s) => s.name)) };
+    if (last === null) return this.fromNothing(sessions, panes, rows, driverPidOf, running, now);
     const affected = new Set<string>();
     const gonePids = new Set([...change.before, ...change.after.map((r) => r.row.pid)]);
     // The sessions holding those pids, by look-up: a wake costs what it changed, not a pass over the fleet.
@@ -343,24 +350,12 @@ export class PaneProofs {
       const list = last.agents.get(session);
       if (list) sortAgents(list);
     }
-    const rowsOf = rowsBySession(rows);
     // A new set: the caller compares it with the last one.
     last.gone = new Set(last.gone);
     const out: PaneProof = { agents: last.agents, actions: [], gone: last.gone, recheckAt: null };
-    // The sessions to prove again, in the snapshot's order: those the agents moved in or out of, and those whose stamps the change touched.
-    const at = sessionPlaces(sessions);
-    const places = new Set<number>();
-    for (const name of affected) {
-      const i = at.byName.get(name);
-      if (i !== undefined) places.add(i);
-    }
-    for (const stamp of change.touched) for (const i of at.byStamp.get(stamp) ?? []) places.add(i);
-    for (const i of [...places].sort((a, b) => a - b)) {
-      const s = sessions[i] as SessionMarks;
-      affected.add(s.name);
-      last.gone.delete(s.name);
-      this.proveSession(s, last.agents.get(s.name) ?? [], rowsOf.get(s.stamp) ?? [], driverPidOf, running, now, out);
-    }
+    // Those the agents moved in or out of, and those whose stamps the change touched.
+    const proven = this.proveAgain(sessions, affected, change.touched, rows, { driverPidOf, running, now }, out);
+    for (const name of proven) affected.add(name);
     return { ...out, proven: affected };
   }
 
@@ -377,12 +372,11 @@ export class PaneProofs {
     panes: readonly PaneRef[],
     rows: readonly ProofRow[],
     change: { redo: ReadonlySet<string>; removed: ReadonlySet<string>; touched: ReadonlySet<string> },
-    driverPidOf: (slug: string, stamp: string) => number | null,
-    running: (pid: number) => boolean,
-    now: number = Date.now(),
+    deps: ProofDeps,
   ): PaneProof & { proven: ReadonlySet<string> } {
+    const { driverPidOf, running, now = Date.now() } = deps;
+    if (this.last === null) return this.fromNothing(sessions, panes, rows, driverPidOf, running, now);
     const last = this.last;
-    if (last === null) return { ...this.update(sessions, panes, rows, driverPidOf, running, now), proven: new Set(sessions.map((s) => s.name)) };
     const agents = matchPaneAgents(panes, rows, this.ancestry);
     const affected = new Set(change.redo);
     for (const [session, list] of agents) if (!sameAgents(list, last.agents.get(session))) affected.add(session);
@@ -391,25 +385,54 @@ export class PaneProofs {
     const gone = new Set(last.gone);
     for (const name of change.removed) gone.delete(name);
     const out: PaneProof = { agents, actions: [], gone, recheckAt: null };
+    const proven = this.proveAgain(sessions, affected, change.touched, rows, { driverPidOf, running, now }, out);
+    const sessionsOfPid = new Map<number, Set<string>>();
+    for (const [session, list] of agents) for (const a of list) addTo(sessionsOfPid, a.row.pid, session);
+    this.last = { agents, sessionsOfPid, gone };
+    return { ...out, proven };
+  }
+
+  /** A first proof where a partial one was asked for: every session proven. */
+  private fromNothing(
+    sessions: readonly SessionMarks[],
+    panes: readonly PaneRef[],
+    rows: readonly ProofRow[],
+    driverPidOf: (slug: string, stamp: string) => number | null,
+    running: (pid: number) => boolean,
+    now: number,
+  ): PaneProof & { proven: ReadonlySet<string> } {
+    return { ...this.update(sessions, panes, rows, driverPidOf, running, now), proven: new Set(sessions.map((s) => s.name)) };
+  }
+
+  /**
+   * Proves again, into `out` (its agents and gone set, changed in place), the
+   * sessions `names` names and those carrying a stamp in `stamps`, in the
+   * snapshot's order, found by look-ups; returns their names.
+   */
+  private proveAgain(
+    sessions: readonly SessionMarks[],
+    names: Iterable<string>,
+    stamps: Iterable<string>,
+    rows: readonly ProofRow[],
+    ctx: Required<ProofDeps>,
+    out: PaneProof,
+  ): Set<string> {
     const at = sessionPlaces(sessions);
     const places = new Set<number>();
-    for (const name of affected) {
+    for (const name of names) {
       const i = at.byName.get(name);
       if (i !== undefined) places.add(i);
     }
-    for (const stamp of change.touched) for (const i of at.byStamp.get(stamp) ?? []) places.add(i);
+    for (const stamp of stamps) for (const i of at.byStamp.get(stamp) ?? []) places.add(i);
     const rowsOf = rowsBySession(rows);
     const proven = new Set<string>();
     for (const i of [...places].sort((a, b) => a - b)) {
       const s = sessions[i] as SessionMarks;
       proven.add(s.name);
-      gone.delete(s.name);
-      this.proveSession(s, agents.get(s.name) ?? [], rowsOf.get(s.stamp) ?? [], driverPidOf, running, now, out);
+      (out.gone as Set<string>).delete(s.name);
+      this.proveSession(s, out.agents.get(s.name) ?? [], rowsOf.get(s.stamp) ?? [], ctx.driverPidOf, ctx.running, ctx.now, out);
     }
-    const sessionsOfPid = new Map<number, Set<string>>();
-    for (const [session, list] of agents) for (const a of list) addTo(sessionsOfPid, a.row.pid, session);
-    this.last = { agents, sessionsOfPid, gone };
-    return { ...out, proven };
+    return proven;
   }
 
   /** One session's stamp action, settle time and gone verdict, into `out`. */

@@ -116,8 +116,7 @@ export function makeRender(
           snapshot.panes,
           proofRows,
           { redo: diff.changed, removed: diff.removed, touched: data.touched },
-          driverPidOf,
-          running,
+          { driverPidOf, running },
         )
       : prev && data.touched !== null && data.changed && found.rows.length === prev.found.rows.length
         ? proofs.updateChanged(

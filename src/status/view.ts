@@ -498,6 +498,26 @@ function taskView(entry: TaskEntry, v: ViewInputs, hops: ReadonlyMap<string, Ses
 
 const stampsOfSnapshot = (snapshot: TmuxSnapshot) => snapshot.sessions.filter((s) => s.stamp !== '').map((s) => [s.name, s.stamp] as const);
 
+/** A view of these sessions and tasks, with the registry facts of the data. */
+function fleetView(sessions: SessionView[], tasks: TaskView[], events: HopEvent[], data: FleetData): FleetView {
+  return {
+    sessions,
+    tasks,
+    events,
+    tmuxError: null,
+    registry: { dir: data.registry.dir, readable: data.registry.readable, rows: data.rows.length, malformed: data.registry.malformed },
+  };
+}
+
+/**
+ * The tasks of the last view with those `again` picks computed again: the
+ * same task files as the last view's (the callers' precondition), so
+ * index-aligned.
+ */
+function tasksAgain(prev: readonly TaskView[], data: FleetData, v: ViewInputs, hops: ReadonlyMap<string, SessionHop>, again: (old: TaskView, i: number) => boolean): TaskView[] {
+  return prev.map((old, i) => (again(old, i) ? taskView(data.tasks[i] as TaskEntry, v, hops) : old));
+}
+
 /**
  * Computes the whole view. The tracker keeps the previous chain ends, so a
  * change of chain end (a park, or the work coming back) comes out as an event.
@@ -511,13 +531,7 @@ export function computeView(snap: TmuxSnapshot | null, data: FleetData, tracker:
     if (view) sessions.push(view);
   }
   const tasks = data.tasks.map((entry) => taskView(entry, v, update.sessions));
-  return {
-    sessions,
-    tasks,
-    events: update.events,
-    tmuxError: null,
-    registry: { dir: data.registry.dir, readable: data.registry.readable, rows: data.rows.length, malformed: data.registry.malformed },
-  };
+  return fleetView(sessions, tasks, update.events, data);
 }
 
 /**
@@ -623,22 +637,8 @@ export function updateView(
     redone.set(now.session, now);
     return now;
   });
-  // The same task files as prev's (the caller's precondition): index-aligned.
-  const tasks = prev.tasks.map((old, i) => {
-    if (!hit(old.owner) && !(old.session !== null && redo.has(old.session))) return old;
-    return taskView(data.tasks[i] as TaskEntry, v, update.sessions);
-  });
-  return {
-    view: {
-      sessions,
-      tasks,
-      events: update.events,
-      tmuxError: null,
-      registry: { dir: data.registry.dir, readable: data.registry.readable, rows: data.rows.length, malformed: data.registry.malformed },
-    },
-    sessions: redo,
-    redone,
-  };
+  const tasks = tasksAgain(prev.tasks, data, v, update.sessions, (old) => hit(old.owner) || (old.session !== null && redo.has(old.session)));
+  return { view: fleetView(sessions, tasks, update.events, data), sessions: redo, redone };
 }
 
 /** What updateViewForSnapshot computed again, and the views it replaced (the shown ids move with them). */
@@ -729,23 +729,14 @@ export function updateViewForSnapshot(
       redone.set(s.name, now);
     } else cleared.add(s.name);
   }
-  const tasks = prev.tasks.map((old, i) => {
-    if (!taskRedo.has(i) && !(old.session !== null && (redo.has(old.session) || diff.removed.has(old.session)))) return old;
-    return taskView(data.tasks[i] as TaskEntry, v, update.sessions);
-  });
-  return {
-    view: {
-      sessions,
-      tasks,
-      events: update.events,
-      tmuxError: null,
-      registry: { dir: data.registry.dir, readable: data.registry.readable, rows: data.rows.length, malformed: data.registry.malformed },
-    },
-    sessions: redo,
-    redone,
-    dropped,
-    cleared,
-  };
+  const tasks = tasksAgain(
+    prev.tasks,
+    data,
+    v,
+    update.sessions,
+    (old, i) => taskRedo.has(i) || (old.session !== null && (redo.has(old.session) || diff.removed.has(old.session))),
+  );
+  return { view: fleetView(sessions, tasks, update.events, data), sessions: redo, redone, dropped, cleared };
 }
 
 /**

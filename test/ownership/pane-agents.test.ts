@@ -131,14 +131,14 @@ describe('matchPaneAgents on real processes', () => {
     const renamed = [{ ...sessions[1]! }, { ...sessions[0]!, name: 'op-c' }];
     const panesNow = [panes[1]!, { ...panes[0]!, session: 'op-c' }];
     const rowsNow = [...rows, row(b.agentPid, S2, 'live', { updatedAt: T + 6000 })];
-    const got = proofs.updateSessions(renamed, panesNow, rowsNow, { redo: new Set(['op-c']), removed: new Set(['op-a']), touched: new Set([S2]) }, never, () => true, T + 6500);
+    const got = proofs.updateSessions(renamed, panesNow, rowsNow, { redo: new Set(['op-c']), removed: new Set(['op-a']), touched: new Set([S2]) }, { driverPidOf: never, running: () => true, now: T + 6500 });
     expect(got.actions).toEqual([expect.objectContaining({ session: 'op-b', pane: '%2', sid: S2, source: 'startup' })]);
     expect([...got.proven].sort()).toEqual(['op-b', 'op-c']);
     expect([...got.agents.keys()].sort()).toEqual(['op-b', 'op-c']);
     const full = new PaneProofs().update(renamed, panesNow, rowsNow, never, () => true, T + 6500);
     expect([got.actions, [...got.gone]]).toEqual([full.actions, [...full.gone]]);
     // Nothing changed: nothing proven again.
-    const still = proofs.updateSessions(renamed, panesNow, rowsNow, { redo: new Set(), removed: new Set(), touched: new Set() }, never, () => true, T + 7000);
+    const still = proofs.updateSessions(renamed, panesNow, rowsNow, { redo: new Set(), removed: new Set(), touched: new Set() }, { driverPidOf: never, running: () => true, now: T + 7000 });
     expect([still.proven.size, still.actions]).toEqual([0, []]);
   });
 
