@@ -46,3 +46,15 @@ export function jsonErrorWithoutContent(message: string): string {
   if (/^Unexpected token\b/.test(m)) return 'unexpected character';
   return m.replace(/,? ?(?:\.\.\.)?"(?:[^"\\]|\\.)*"(?:\.\.\.)?/g, '').trim();
 }
+
+/**
+ * A copy of `s` that shares no memory with the text it was cut from. V8 keeps
+ * a cut of 13 characters or more as a view of its whole parent, so a session
+ * id kept from one tmux read, or a string kept from a registry row, would keep
+ * that whole read or row alive as long as it is kept (docs/status.md#memory).
+ * Only for text decoded from UTF-8 (no lone surrogate: the copy goes through
+ * UTF-8).
+ */
+export function ownString(s: string): string {
+  return s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
+}

@@ -4,6 +4,7 @@ import { lstatSync } from 'node:fs';
 import { dirTrustProblem, type DirProblem } from '../context';
 import { readRegularFileBytes, UnsafeFileError } from '../fs-safe';
 import { compactJsonText } from './compact-json';
+import { ownString } from '../text';
 import { listedPids, pidExists } from '../proc';
 import { readdir } from '../fs-async';
 import { basename, join } from 'node:path';
@@ -27,7 +28,7 @@ const KEPT_FIELDS = [...Object.keys(RegistryRowSchema.shape), 'tempo', 'procStar
 
 /** A string of at most MAX_KEPT_CHARS, copied: a slice would keep the whole parsed text alive. */
 function keptString(v: string): string {
-  return v.length > MAX_KEPT_CHARS ? Buffer.from(`${v.slice(0, MAX_KEPT_CHARS - 1)}…`).toString() : v;
+  return v.length > MAX_KEPT_CHARS ? ownString(`${v.slice(0, MAX_KEPT_CHARS - 1)}…`) : v;
 }
 
 /**

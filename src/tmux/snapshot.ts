@@ -3,6 +3,7 @@
 // invocation.
 import { FIELD_SEP } from './args';
 import { parseRows, type Tmux } from './client';
+import { ownString } from '../text';
 
 export const SESSION_FIELDS = {
   name: '#{session_name}',
@@ -85,13 +86,22 @@ export async function readSnapshot(tmux: Tmux, extra: Record<string, string> = {
     else if (line.startsWith(P + FIELD_SEP)) paneLines.push(line.slice(2));
     else if (line.startsWith(K + FIELD_SEP)) {
       const values = line.slice(2).split(FIELD_SEP);
-      extraKeys.forEach((k, i) => (config[k] = values[i] ?? ''));
+      extraKeys.forEach((k, i) => (config[k] = ownString(values[i] ?? '')));
     }
   }
+  const sessions = parseRows(sessionLines.join('\n'), Object.keys(SESSION_FIELDS) as (keyof typeof SESSION_FIELDS)[]);
+  const panes = parseRows(paneLines.join('\n'), Object.keys(PANE_FIELDS) as (keyof typeof PANE_FIELDS)[]);
+  // What outlives the snapshot (names and marks kept by views, indexes and the proof across wakes) must not keep the whole read alive.
+  for (const s of sessions) for (const k of KEPT_SESSION_FIELDS) s[k] = ownString(s[k]);
+  for (const p of panes) for (const k of KEPT_PANE_FIELDS) p[k] = ownString(p[k]);
   return {
     config,
-    sessions: parseRows(sessionLines.join('\n'), Object.keys(SESSION_FIELDS) as (keyof typeof SESSION_FIELDS)[]),
+    sessions,
     clients: parseRows(clientLines.join('\n'), Object.keys(CLIENT_FIELDS) as (keyof typeof CLIENT_FIELDS)[]),
-    panes: parseRows(paneLines.join('\n'), Object.keys(PANE_FIELDS) as (keyof typeof PANE_FIELDS)[]),
+    panes,
   };
 }
+
+/** The fields a read's sessions and panes hand on to what lives longer than the read (the segment values do not). */
+const KEPT_SESSION_FIELDS = ['name', 'created', 'attached', 'stamp', 'nonce', 'task', 'agentProc'] as const;
+const KEPT_PANE_FIELDS = ['session', 'id', 'pid', 'window', 'job'] as const;
