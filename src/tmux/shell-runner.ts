@@ -22,7 +22,17 @@ interface Call {
 
 export class ShellRunner {
   private sh: ChildProcess | null = null;
-  private stdout = '';
+  /**
+   * The current call's stdout as it came, in pieces: joined once, at its end.
+   * Searching the whole of it at each piece flattened it again and again: a
+   * read of 500 sessions (hundreds of KiB) left megabytes of garbage.
+   */
+  private stdoutPieces: string[] = [];
+  /** Characters received on stdout so far, and the last few of them (where an end mark may begin). */
+  private stdoutLength = 0;
+  private stdoutTail = '';
+  /** The current call's end on stdout, once seen: where it starts, how long it is, the exit code. */
+  private stdoutEndAt: { index: number; length: number; exitCode: number } | null = null;
   private stderr = '';
   private current: (Call & { timer: NodeJS.Timeout }) | null = null;
   private readonly queue: Call[] = [];
@@ -71,7 +81,7 @@ export class ShellRunner {
       return null;
     }
     this.sh = sh;
-    this.stdout = '';
+    this.resetStdout('');
     this.stderr = '';
     // Neither the shell nor its pipes keep the process alive; a call in flight does, by its deadline's timer.
     sh.unref();
@@ -80,7 +90,7 @@ export class ShellRunner {
     sh.stderr?.setEncoding('utf8');
     sh.stdout?.on('data', (d: string) => {
       if (this.sh !== sh) return;
-      this.stdout += d;
+      this.addStdout(d);
       this.settle();
     });
     sh.stderr?.on('data', (d: string) => {
@@ -94,15 +104,38 @@ export class ShellRunner {
     return sh;
   }
 
+  /** A piece of stdout: kept, and searched for the end mark where it can be (the new piece and the tail before it). */
+  private addStdout(d: string): void {
+    this.stdoutPieces.push(d);
+    const window = this.stdoutTail + d;
+    const start = this.stdoutLength - this.stdoutTail.length;
+    this.stdoutLength += d.length;
+    // A mark, its code and its two newlines: shorter than this.
+    this.stdoutTail = window.slice(-(this.mark.length + 32));
+    if (this.stdoutEndAt !== null) return;
+    const end = this.stdoutEnd.exec(window);
+    if (end) this.stdoutEndAt = { index: start + end.index, length: end[0].length, exitCode: Number(end[1]) };
+  }
+
+  /** Starts stdout again from `rest` (what came after a call's end mark). */
+  private resetStdout(rest: string): void {
+    this.stdoutPieces = [];
+    this.stdoutLength = 0;
+    this.stdoutTail = '';
+    this.stdoutEndAt = null;
+    if (rest !== '') this.addStdout(rest);
+  }
+
   /** The current call's result once both streams carry its end mark. */
   private settle(): void {
     const call = this.current;
     if (!call) return;
-    const end = this.stdoutEnd.exec(this.stdout);
+    const end = this.stdoutEndAt;
     const errEnd = this.stderr.indexOf(`\n${this.mark}\n`);
     if (!end || errEnd < 0) return;
-    const result = { stdout: this.stdout.slice(0, end.index), stderr: this.stderr.slice(0, errEnd), exitCode: Number(end[1]) };
-    this.stdout = this.stdout.slice(end.index + end[0].length);
+    const stdout = this.stdoutPieces.length === 1 ? (this.stdoutPieces[0] as string) : this.stdoutPieces.join('');
+    const result = { stdout: stdout.slice(0, end.index), stderr: this.stderr.slice(0, errEnd), exitCode: end.exitCode };
+    this.resetStdout(stdout.slice(end.index + end.length));
     this.stderr = this.stderr.slice(errEnd + this.mark.length + 2);
     this.finish(call, result);
   }

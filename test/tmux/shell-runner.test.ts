@@ -60,6 +60,23 @@ describe('ShellRunner', () => {
     expect(missing.stderr).toContain('fleet-no-such-command');
   });
 
+  it('a large output (a read of 500 sessions: many pipe reads, multibyte characters across them) comes back whole, each call its own', async () => {
+    // 4000 lines of 200 characters with icons: about 1 MB, read in many pieces.
+    const script = 'i=0; while [ $i -lt 4000 ]; do printf "%05d ▲ ● → %s\\n" $i "$1"; i=$((i+1)); done';
+    const filler = 'x'.repeat(180);
+    const expected = Array.from({ length: 4000 }, (_, i) => `${String(i).padStart(5, '0')} ▲ ● → ${filler}\n`).join('');
+    const [big, small, again] = await Promise.all([
+      runner.run('sh', ['-c', script, 'sh', filler], 20_000),
+      runner.run('printf', ['after'], 5000),
+      runner.run('sh', ['-c', script, 'sh', filler], 20_000),
+    ]);
+    expect(big.exitCode).toBe(0);
+    expect(big.stdout.length).toBe(expected.length);
+    expect(big.stdout === expected).toBe(true);
+    expect(small).toEqual({ stdout: 'after', stderr: '', exitCode: 0 });
+    expect(again.stdout === expected).toBe(true);
+  });
+
   it('runs calls made together one at a time, each with its own result', async () => {
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => runner.run('printf', [`call ${i}`], 5000)));
     expect(results.map((r) => r.stdout)).toEqual(Array.from({ length: 20 }, (_, i) => `call ${i}`));
