@@ -99,10 +99,6 @@ export class ShownIds {
   }
 
   /**
-   * The view after updateView: its arrays are the last ones with some entries
-   * replaced, index for index (anything else is counted again from nothing).
-   */
-  /**
    * The view after updateViewForSnapshot: the sessions' ids moved from the
    * views it dropped to those it computed again, the tasks' index for index.
    */
@@ -118,6 +114,10 @@ export class ShownIds {
     this.tasks = view.tasks;
   }
 
+  /**
+   * The view after updateView: its arrays are the last ones with some entries
+   * replaced, index for index (anything else is counted again from nothing).
+   */
   update(view: FleetView): void {
     if (view.sessions.length !== this.sessions.length || view.tasks.length !== this.tasks.length) {
       this.reset(view);

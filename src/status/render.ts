@@ -12,7 +12,7 @@ import type { TmuxSnapshot } from '../tmux/snapshot';
 import { fleetAgents, fleetWaiters, ShownIds } from './agents';
 import { agentKindSegment, agentSegment, attentionSegment, hopSegment, hopShortSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
 import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
-import { CachedFleetData, ChainKeyIndex, chainKeys, computeView, updateView, updateViewForSnapshot, type FleetLoad, type FleetView, type SessionView } from './view';
+import { CachedFleetData, ChainKeyIndex, chainKeys, computeView, updateView, updateViewForSnapshot, type FleetLoad, type FleetView, type SessionView, type ViewUpdate } from './view';
 import { diffSnapshots, type SnapshotDiff } from './snapshot-diff';
 
 /**
@@ -70,11 +70,14 @@ export function makeRender(
   return async (snapshot: TmuxSnapshot, hint: RenderHint): Promise<Rendered> => {
     const rowsReadBefore = source.rowsRead;
     const data = await source.load(!hint.registryOnly, hint.registryChanged, hint.jobsChanged, hint.tasksChanged ?? null);
-    const prev = hint.registryOnly && !hint.recheck && data.touched !== null && last?.snapshot === snapshot ? last : null;
+    const touched = hint.recheck ? null : data.touched;
+    // Only rows or job states changed (the same snapshot): the sessions they touch are computed again.
+    const prev = hint.registryOnly && touched !== null && last?.snapshot === snapshot ? last : null;
     // A new snapshot with the same tasks and known row changes: only the sessions it changed, and what depends on them, are computed again.
-    const sinceTmux = !prev && !hint.recheck && data.touched !== null && last !== null && last.snapshot !== snapshot ? last : null;
-    const diff = sinceTmux ? smallDiff(sinceTmux.snapshot, snapshot) : null;
-    const tmuxPrev = diff ? sinceTmux : null;
+    const diff = !prev && touched !== null && last !== null && last.snapshot !== snapshot ? smallDiff(last.snapshot, snapshot) : null;
+    const tmuxPrev = diff ? last : null;
+    /** The last render an incremental wake starts from. */
+    const base = prev ?? tmuxPrev;
     // Built only when the proof asks (a wake for changed rows rarely does).
     let bySlug: Map<string, Task | null> | null = null;
     const driverPidOf = (slug: string, stamp: string): number | null => {
@@ -82,7 +85,9 @@ export function makeRender(
       const task = bySlug.get(slug);
       return task && ownerSid(task) === stamp && task.driverPid !== undefined ? task.driverPid : null;
     };
-    const registryPids = () => new Set(data.rows.filter((r) => r.liveness !== 'gone').map((r) => r.row.pid));
+    // Built once a wake, and only when asked for.
+    let pidsInRegistry: Set<number> | null = null;
+    const registryPids = () => (pidsInRegistry ??= new Set(data.rows.filter((r) => r.liveness !== 'gone').map((r) => r.row.pid)));
     // Agents that write no registry row here (Codex CLI, Gemini CLI, a Claude Code of another home), under the panes of the sessions that matter.
     const discoverUnder = (only: ((session: string) => boolean) | null): Discovery => {
       const watched = new Map<string, boolean>();
@@ -110,20 +115,14 @@ export function makeRender(
       found = discoverUnder(null);
     }
     const proofRows = found.rows.length > 0 ? [...data.rows, ...found.rows] : data.rows;
-    const proof = tmuxPrev && diff && data.touched !== null
-      ? proofs.updateSessions(
-          snapshot.sessions,
-          snapshot.panes,
-          proofRows,
-          { redo: diff.changed, removed: diff.removed, touched: data.touched },
-          { driverPidOf, running },
-        )
-      : prev && data.touched !== null && data.changed && found.rows.length === prev.found.rows.length
+    const proof = diff && touched !== null
+      ? proofs.updateSessions(snapshot.sessions, snapshot.panes, proofRows, { redo: diff.changed, removed: diff.removed, touched }, { driverPidOf, running })
+      : prev && touched !== null && data.changed && found.rows.length === prev.found.rows.length
         ? proofs.updateChanged(
             snapshot.sessions,
             snapshot.panes,
             proofRows,
-            { before: data.changed.before.map((r) => r.pid), after: data.changed.after, touched: data.touched },
+            { before: data.changed.before.map((r) => r.pid), after: data.changed.after, touched },
             driverPidOf,
             running,
           )
@@ -146,32 +145,28 @@ export function makeRender(
     let redo: ReadonlySet<string> | null = null;
     let redone: ReadonlyMap<string, SessionView> | null = null;
     let cleared: ReadonlySet<string> = new Set();
-    if (tmuxPrev && diff && data.touched !== null) {
-      const goneChanged = new Set([...proof.gone, ...tmuxPrev.gone].filter((name) => proof.gone.has(name) !== tmuxPrev.gone.has(name)));
-      const chainsHit = keysOf.touchedBy(data.touched);
+    if (base && touched !== null) {
+      const goneChanged = new Set([...proof.gone, ...base.gone].filter((name) => proof.gone.has(name) !== base.gone.has(name)));
+      const chainsHit = keysOf.touchedBy(touched);
       const hitSids = new Set(chainsHit);
-      for (const id of data.touched) hitSids.add(id);
-      const update = updateViewForSnapshot(tmuxPrev.view, snapshot, data, tracker, proofArgs, diff, hitSids, goneChanged);
-      view = update.view;
-      redo = update.sessions;
-      redone = update.redone;
-      cleared = update.cleared;
-      for (const sid of chainsHit) keysOf.set(sid, chainKeys(sid, data.rows));
-      // A stamp new to the fleet (a stamp set, a session created): its chain's ids from now on.
-      for (const s of redone.values()) if (s.stamp !== '' && !keysOf.has(s.stamp)) keysOf.set(s.stamp, chainKeys(s.stamp, data.rows));
-      shown.replace(view, update.dropped, redone.values());
-    } else if (prev && data.touched !== null) {
-      const goneChanged = new Set([...proof.gone, ...prev.gone].filter((name) => proof.gone.has(name) !== prev.gone.has(name)));
-      const chainsHit = keysOf.touchedBy(data.touched);
-      const hitSids = new Set(chainsHit);
-      for (const id of data.touched) hitSids.add(id);
-      const update = updateView(prev.view, snapshot, data, tracker, proofArgs, hitSids, goneChanged);
+      for (const id of touched) hitSids.add(id);
+      let update: ViewUpdate;
+      if (diff) {
+        const u = updateViewForSnapshot(base.view, snapshot, data, tracker, proofArgs, diff, hitSids, goneChanged);
+        cleared = u.cleared;
+        // A stamp new to the fleet (a stamp set, a session created): its chain's ids from now on.
+        for (const s of u.redone.values()) if (s.stamp !== '' && !keysOf.has(s.stamp)) keysOf.set(s.stamp, chainKeys(s.stamp, data.rows));
+        shown.replace(u.view, u.dropped, u.redone.values());
+        update = u;
+      } else {
+        update = updateView(base.view, snapshot, data, tracker, proofArgs, hitSids, goneChanged);
+        shown.update(update.view);
+      }
       view = update.view;
       redo = update.sessions;
       redone = update.redone;
       // The chains that were touched may have moved: their ids as they are now.
       for (const sid of chainsHit) keysOf.set(sid, chainKeys(sid, data.rows));
-      shown.update(view);
     } else {
       view = computeView(snapshot, data, tracker, proofArgs);
       keysOf.clear();
@@ -194,7 +189,6 @@ export function makeRender(
     let values: Map<string, Record<SegmentOption, string>>;
     let dirty: ReadonlySet<string> | undefined;
     const none = { '@fleet-owner': '', '@fleet-hop': '', '@fleet-agent': '', '@fleet-hop-short': '', '@fleet-agent-short': '' };
-    const base = prev ?? tmuxPrev;
     if (base && redo && redone) {
       // The sessions not computed again keep their values; attention is the fleet's, so a new count goes to all of them.
       values = base.values;

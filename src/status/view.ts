@@ -337,6 +337,7 @@ interface ViewInputs {
   bySlug: ReadonlyMap<string, TaskEntry>;
   sessionsOfSid: ReadonlyMap<string, readonly number[]>;
   sessionsOfSlug: ReadonlyMap<string, readonly number[]>;
+  placeOf: ReadonlyMap<string, number>;
   judge(slug: string, asker: string): Decision;
   proof: SessionProof;
 }
@@ -354,6 +355,8 @@ interface SnapshotInputs {
   sessionsOfSid: ReadonlyMap<string, readonly number[]>;
   /** Per task: the places of the sessions that show it (bound, or driven by their stamp). */
   sessionsOfSlug: ReadonlyMap<string, readonly number[]>;
+  /** Each session's place in the snapshot, by name. */
+  placeOf: ReadonlyMap<string, number>;
 }
 
 /**
@@ -392,6 +395,7 @@ function snapshotInputs(snap: TmuxSnapshot | null, tasks: readonly TaskEntry[], 
   for (const s of snapshot.sessions) if (s.stamp) byStamp.set(s.stamp, s);
   const sessionsOfSid = new Map<string, number[]>();
   const sessionsOfSlug = new Map<string, number[]>();
+  const placeOf = new Map<string, number>();
   const add = (index: Map<string, number[]>, key: string, i: number) => {
     if (key === '') return;
     const list = index.get(key);
@@ -399,6 +403,7 @@ function snapshotInputs(snap: TmuxSnapshot | null, tasks: readonly TaskEntry[], 
     else if (list[list.length - 1] !== i) list.push(i);
   };
   snapshot.sessions.forEach((s, i) => {
+    placeOf.set(s.name, i);
     add(sessionsOfSid, s.stamp, i);
     const slug = s.task || drivenBy.get(s.stamp);
     if (slug) add(sessionsOfSlug, slug, i);
@@ -415,6 +420,7 @@ function snapshotInputs(snap: TmuxSnapshot | null, tasks: readonly TaskEntry[], 
     bySlug,
     sessionsOfSid,
     sessionsOfSlug,
+    placeOf,
   };
   if (snap) snapshotInputsCache.set(snap, { tasks, inputs });
   return inputs;
@@ -422,7 +428,7 @@ function snapshotInputs(snap: TmuxSnapshot | null, tasks: readonly TaskEntry[], 
 
 /** `reuse`: the snapshot's inputs as the last view of the same snapshot and tasks made them (a wake for changed rows). */
 function viewInputs(snap: TmuxSnapshot | null, data: FleetData, proof: SessionProof, reuse = false): ViewInputs {
-  const { snapshot, nonceStamps, stampProcesses, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid, sessionsOfSlug } = snapshotInputs(snap, data.tasks, proof, reuse);
+  const { snapshot, nonceStamps, stampProcesses, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid, sessionsOfSlug, placeOf } = snapshotInputs(snap, data.tasks, proof, reuse);
   const registry = { readable: data.registry.readable, rows: data.rows, recorded: data.recorded };
   const judge = (slug: string, asker: string): Decision => {
     const entry = bySlug.get(slug);
@@ -436,7 +442,7 @@ function viewInputs(snap: TmuxSnapshot | null, data: FleetData, proof: SessionPr
       stampProcesses,
     });
   };
-  return { snapshot, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid, sessionsOfSlug, judge, proof };
+  return { snapshot, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid, sessionsOfSlug, placeOf, judge, proof };
 }
 
 /** The task a session shows: the one bound to it (@fleet-task), else the one its stamp drives. */
@@ -619,7 +625,10 @@ export function updateView(
   // The sessions whose stamp, or whose task's owner, the change hit (found by look-ups), and those whose agent was found gone or back.
   const places = new Set<number>();
   for (const sid of hitSids) for (const i of v.sessionsOfSid.get(sid) ?? []) places.add(i);
-  if (goneChanged.size > 0) v.snapshot.sessions.forEach((s, i) => goneChanged.has(s.name) && places.add(i));
+  for (const name of goneChanged) {
+    const i = v.placeOf.get(name);
+    if (i !== undefined) places.add(i);
+  }
   const redo = new Set<string>();
   for (const i of [...places].sort((a, b) => a - b)) redo.add((v.snapshot.sessions[i] as SessionSnap).name);
   // In snapshot order, as redo was filled.
@@ -688,10 +697,9 @@ export function updateViewForSnapshot(
     if ((owner !== '' && sids.has(owner)) || (pane && names.has(pane)) || (paneStamp && sids.has(paneStamp))) taskRedo.add(i);
   });
   const places = new Set<number>();
-  const placeOf = new Map(v.snapshot.sessions.map((s, i) => [s.name, i]));
-  for (const name of diff.changed) places.add(placeOf.get(name) as number);
+  for (const name of diff.changed) places.add(v.placeOf.get(name) as number);
   for (const name of goneChanged) {
-    const i = placeOf.get(name);
+    const i = v.placeOf.get(name);
     if (i !== undefined) places.add(i);
   }
   for (const sid of sids) for (const i of v.sessionsOfSid.get(sid) ?? []) places.add(i);
