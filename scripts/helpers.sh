@@ -171,8 +171,8 @@ fleet_log_as() {
 }
 
 # A message in the status line for @fleet-message-time ms (at least $2 ms when
-# given). With no client attached yet it waits for the first one (a one-shot
-# hook that removes itself); a later pending message replaces an earlier one.
+# given). With no client attached yet it waits for the first one (see
+# defer_message): every message deferred is kept, in order, each once.
 display_message() {
 	local message="$1" at_least="${2-0}" duration
 	duration="$(fleet_message_time)"
@@ -186,15 +186,35 @@ display_message() {
 	fi
 }
 
-# defer_message <message> <ms>: shown when the first client gets a session.
+# The messages waiting for the first client, each as ' · <text>' (format-escaped,
+# without the 'tmux-fleet: ' they share), and the longest time asked for.
+FLEET_PENDING_MESSAGES="@fleet-pending-messages"
+FLEET_PENDING_MESSAGE_TIME="@fleet-pending-message-time"
+
+# defer_message <message> <ms>: shown when the first client gets a session,
+# joined with the others deferred before it (docs/status.md#keys-and-first-load). The text
+# goes into a global option with `set-option -a`, one tmux command, so two
+# background steps that defer at once both keep theirs (a hook holding the text
+# kept only the last one). The hook holds no data, only the option's read: the
+# text never meets tmux's command parser. A message already pending is not
+# added again; 0 ms (until a key) wins over any other time.
 defer_message() {
-	local text hook="$FLEET_PENDING_MESSAGE_HOOK"
-	# Quoted for tmux's command parser, inside "...": escape \ " $ (after '#' for display-message).
-	text="$(format_escape "$1")"
-	text="${text//\\/\\\\}"
-	text="${text//\"/\\\"}"
-	text="${text//\$/\\\$}"
-	tmux set-hook -g "$hook" "display-message -d $2 \"$text\" ; set-hook -gu $hook" 2>/dev/null || true
+	local text pending time
+	text="$(format_escape "${1#tmux-fleet: }")"
+	pending="$(tmux show-option -gqv "$FLEET_PENDING_MESSAGES" 2>/dev/null)"
+	case "$pending · " in
+	*" · $text · "*) ;;
+	*) tmux set-option -ga "$FLEET_PENDING_MESSAGES" " · $text" 2>/dev/null || return 0 ;;
+	esac
+	time="$(tmux show-option -gqv "$FLEET_PENDING_MESSAGE_TIME" 2>/dev/null)"
+	case "$time" in '' | *[!0-9]*) time="$2" ;; esac
+	if [ "$time" -ne 0 ] && { [ "$2" -eq 0 ] || [ "$2" -gt "$time" ]; }; then
+		time="$2"
+	fi
+	tmux set-option -g "$FLEET_PENDING_MESSAGE_TIME" "$time" \; \
+		set-hook -g "$FLEET_PENDING_MESSAGE_HOOK" \
+		"display-message -d $time 'tmux-fleet: #{s/^ · //:$FLEET_PENDING_MESSAGES}' ; set-option -gu $FLEET_PENDING_MESSAGES ; set-option -gu $FLEET_PENDING_MESSAGE_TIME ; set-hook -gu $FLEET_PENDING_MESSAGE_HOOK" \
+		2>/dev/null || true
 }
 
 # Node, found once per load (docs/tmux.md#node): @fleet-node when set; else

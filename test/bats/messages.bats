@@ -41,7 +41,7 @@ slow_build() {
 	fleet_setup --no-helper
 	slow_build
 	load_plugin
-	run t show-hooks -g client-session-changed
+	run t show-option -gv @fleet-pending-messages
 	assert_output --partial "building the helper in the background"
 	attach_outer
 	wait_for 10 client_attached
@@ -49,7 +49,7 @@ slow_build() {
 	run t show-hooks -g client-session-changed
 	refute_output --partial "display-message"
 	# A second client sees nothing pending.
-	run t show-hooks -g
+	run t show-options -g
 	refute_output --partial "building the helper"
 }
 
@@ -65,6 +65,42 @@ slow_build() {
 	wait_for 10 outer_shows "tmux-fleet: building the helper in the background (first load)"
 	run t show-hooks -g client-session-changed
 	refute_output --partial "display-message"
+}
+
+@test "every message deferred before the first client is shown to it: in order, each once, the longest time" {
+	fleet_setup --no-helper
+	. "$PLUGIN/scripts/helpers.sh"
+	export TMUX="$SOCKET_PATH,$SERVER_PID,0"
+	display_message "tmux-fleet: first #[fg=red]one"
+	display_message "tmux-fleet: second one" 10000
+	display_message "tmux-fleet: first #[fg=red]one"
+	run t show-option -gv @fleet-pending-message-time
+	assert_output 10000
+	attach_outer
+	wait_for 10 client_attached
+	wait_for 10 outer_shows "tmux-fleet: first #[fg=red]one · second one"
+	run outer_text
+	refute_output --partial "one · first"
+	# Shown once: the option and the hook are gone.
+	run t show-option -gqv @fleet-pending-messages
+	assert_output ""
+	run t show-hooks -g client-session-changed
+	refute_output --partial "display-message"
+}
+
+@test "messages deferred at once by several background steps are all kept" {
+	fleet_setup --no-helper
+	. "$PLUGIN/scripts/helpers.sh"
+	export TMUX="$SOCKET_PATH,$SERVER_PID,0"
+	local i
+	for i in 1 2 3 4 5 6 7 8; do
+		display_message "tmux-fleet: message $i" &
+	done
+	wait
+	run t show-option -gv @fleet-pending-messages
+	for i in 1 2 3 4 5 6 7 8; do
+		assert_output --partial " · message $i"
+	done
 }
 
 @test "a pending message keeps quotes, dollars and hashes as text" {

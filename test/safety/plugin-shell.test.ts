@@ -118,8 +118,18 @@ describe('prefix O: no option value reaches a shell command line', () => {
 
 const NOBODY = 65534;
 
-/** What the plugin said: with no client attached, a message waits in a one-shot hook for the first one. */
-const said = async () => (await server.run(['show-hooks', '-g']).catch(() => ''));
+/**
+ * What the plugin said: with no client attached, every message waits for the first
+ * one in a global option that a one-shot hook shows (scripts/helpers.sh,
+ * defer_message). Every message is kept, whichever background step says its own
+ * last, so this reads the same whatever order they finished in.
+ */
+const said = async () => {
+  const hooks = await server.run(['show-hooks', '-g', 'client-session-changed']).catch(() => '');
+  if (!hooks.includes('@fleet-pending-messages')) return '';
+  const pending = await server.run(['show-option', '-gqv', '@fleet-pending-messages']).catch(() => '');
+  return pending.replace(/^ · /, 'tmux-fleet: ').replaceAll(' · ', ' · tmux-fleet: ');
+};
 
 describe('the log of a fleet home the shell side must not trust', () => {
   /** Loads the plugin with a status line that reads a segment (so the plugin logs a line) and waits for the supervisor's start. */
