@@ -49,8 +49,9 @@ teardown() {
 	run t show-option -gqv @fleet-version
 	assert_output "9.9.9"
 	wait_for 30 grep -q -- '"--replace"' "$PLUGIN/calls.log"
-	run t show-hooks -g client-session-changed
-	assert_output --partial "tmux-fleet: helper built"
+	# Both messages wait for the first client, in the order said.
+	run pending_messages
+	assert_output --partial "rebuilding it in the background · helper built"
 	run grep -- '"--replace"' "$PLUGIN/calls.log"
 	assert_output "[\"supervise\",\"--replace\",\"--socket-path\",\"$SOCKET_PATH\"]"
 	run cat "$TMUX_FLEET_HOME/log"

@@ -80,3 +80,10 @@ server_state() {
 	t list-keys
 	t show-environment -g TMUX_FLEET_REGISTRY 2>&1
 }
+
+# pending_messages: what the first client will be shown (scripts/helpers.sh,
+# defer_message): the one-shot hook must be set; its messages as it joins them.
+pending_messages() {
+	t show-hooks -g client-session-changed | grep -q '@fleet-pending-messages' || return 1
+	t show-option -gqv @fleet-pending-messages | sed 's/^ · /tmux-fleet: /'
+}

@@ -50,7 +50,7 @@ load_plugin_without_node() {
 	run load_plugin_without_node "/nonexistent/node"
 	assert_success
 	# No client yet: the message waits for the first one.
-	run t show-hooks -g client-session-changed
+	run pending_messages
 	assert_output --partial "tmux-fleet: node not found"
 	assert_output --partial "@fleet-node"
 	run cat "$TMUX_FLEET_HOME/log"
@@ -71,7 +71,7 @@ load_plugin_without_node() {
 	assert_output "TMUX_FLEET_NODE=$BATS_TEST_TMPDIR/mine/node"
 	t set-option -g @fleet-node /nonexistent/bin/node
 	run load_plugin_without_node "$REAL_NODE"
-	run t show-hooks -g client-session-changed
+	run pending_messages
 	assert_output --partial "@fleet-node /nonexistent/bin/node is not an executable file"
 }
 
