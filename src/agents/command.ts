@@ -78,24 +78,44 @@ export function agentOfCommand(command: string, env: NodeJS.ProcessEnv, cwd: str
   return file === null ? null : agentOfFile(file);
 }
 
+/**
+ * How an agent takes the launch prompt as one argument, so that no text is
+ * ever read as its options (docs/ownership.md#the-launch-prompt), checked
+ * against each real agent: a prompt is text, whatever it starts with.
+ * - `after-options`: `-- <text>`; Claude Code (commander) and Codex CLI (clap)
+ *   end their options at `--`.
+ * - `option`: `<option>=<text>`; Gemini CLI (yargs) reads `-i <text>` that
+ *   starts with `-` as another option, and `--` as its positional prompt,
+ *   which would run non-interactively.
+ * - `last`: another agent, whose options tmux-fleet does not know: the last
+ *   argument as it is; spawn refuses a text that starts with `-` for it.
+ */
+export type PromptForm = { kind: 'after-options' } | { kind: 'option'; option: string } | { kind: 'last' };
+
 /** How each agent takes what spawn passes (observed with the pinned versions, docs/ownership.md#spawn). */
 export interface LaunchArgs {
   /** Before the launch prompt. */
   args: string[];
-  /** The option that carries the launch prompt, or null: the last positional. */
-  promptFlag: string | null;
+  /** How the launch prompt follows them. */
+  prompt: PromptForm;
+}
+
+/** The launch prompt's form for an agent. */
+export function promptForm(kind: AgentKind | null): PromptForm {
+  if (kind === 'gemini') return { kind: 'option', option: '--prompt-interactive' };
+  if (kind === 'claude' || kind === 'codex') return { kind: 'after-options' };
+  return { kind: 'last' };
 }
 
 /**
  * The arguments of a launch: resume a session id (Claude Code and Gemini CLI
  * `--resume <id>`, Codex CLI `resume <id>`), or for Gemini CLI a session id
  * of its own (`--session-id`, so the supervisor can prove it without the
- * hook); Gemini CLI takes a launch prompt with `-i` (a positional prompt
- * would run it non-interactively).
+ * hook); then the launch prompt in the agent's form.
  */
 export function launchArgs(kind: AgentKind | null, opts: { resume: string | null; newSessionId: () => string }): LaunchArgs {
-  const promptFlag = kind === 'gemini' ? '-i' : null;
-  if (opts.resume !== null) return { args: kind === 'codex' ? ['resume', opts.resume] : ['--resume', opts.resume], promptFlag };
-  if (kind === 'gemini') return { args: ['--session-id', opts.newSessionId()], promptFlag };
-  return { args: [], promptFlag };
+  const prompt = promptForm(kind);
+  if (opts.resume !== null) return { args: kind === 'codex' ? ['resume', opts.resume] : ['--resume', opts.resume], prompt };
+  if (kind === 'gemini') return { args: ['--session-id', opts.newSessionId()], prompt };
+  return { args: [], prompt };
 }

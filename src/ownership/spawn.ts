@@ -9,7 +9,7 @@
 // with the agent); then ONE locked task write. Each later failure undoes the
 // earlier steps.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { agentOfCommand, launchArgs } from '../agents/command';
+import { agentOfCommand, launchArgs, promptForm, type PromptForm } from '../agents/command';
 import type { AgentKind } from '../agents/kind';
 import { chmod, mkdir, rmdir, stat, unlink, writeFile } from '../fs-async';
 import { formatBytes, readRegularFileBytes, readUserFile, UnsafeFileError } from '../fs-safe';
@@ -94,13 +94,17 @@ export function newNonce(): string {
  * else reaches it as separate arguments ("$@"). The launch prompt is read from
  * its file by the wrapper (`$(cat)` with a sentinel keeps trailing newlines),
  * so its text is never parsed by a shell and never passes through tmux, whose
- * client refuses command lines over 16 KiB.
+ * client refuses command lines over 16 KiB. It reaches the agent as one
+ * argument in the agent's form (PromptForm): after `--`, or as `--option=<text>`,
+ * so that a prompt starting with `-` is never read as the agent's options.
  */
-export function agentArgv(command: string, extraArgs: readonly string[], promptFile: string | null, promptFlag: string | null = null): string[] {
+export function agentArgv(command: string, extraArgs: readonly string[], promptFile: string | null, form: PromptForm = { kind: 'last' }): string[] {
   if (promptFile === null) return ['/bin/sh', '-c', `exec ${command} "$@"`, AGENT_ARGV0, ...extraArgs];
-  // The flag is one of ours (launchArgs), never data: it may stand in the script.
-  const flag = promptFlag !== null && /^-[A-Za-z-]+$/.test(promptFlag) ? `${promptFlag} ` : '';
-  const script = `f=$1; shift; p=$(cat -- "$f" && printf .) || exit 1; exec ${command} "$@" ${flag}"\${p%.}"`;
+  // The option is one of ours (launchArgs), never data: it may stand in the script.
+  let prompt = '"${p%.}"';
+  if (form.kind === 'after-options') prompt = `-- ${prompt}`;
+  else if (form.kind === 'option' && /^--[a-z][a-z-]*$/.test(form.option)) prompt = `"${form.option}=\${p%.}"`;
+  const script = `f=$1; shift; p=$(cat -- "$f" && printf .) || exit 1; exec ${command} "$@" ${prompt}`;
   return ['/bin/sh', '-c', script, AGENT_ARGV0, promptFile, ...extraArgs];
 }
 
@@ -263,6 +267,11 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
     cwd ??= process.cwd();
     const agentCwd = cwd;
     const agent = agentOfCommand(command, env, cwd);
+    if (promptForm(agent).kind === 'last' && prompt.startsWith('-')) {
+      throw new UsageError(
+        `spawn: the prompt starts with '-', which ${echoInput(command)} could read as its options; tmux-fleet knows how to pass such a prompt only to claude, codex and gemini (start it with a word)`,
+      );
+    }
     const badCwd = startDirectoryProblem(cwd);
     if (badCwd) throw new UsageError(`spawn: the agent's directory ${JSON.stringify(cwd)} ${badCwd}`);
 
@@ -315,7 +324,7 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
         // Each agent's home, as the spawner has it: the child must see the same registry, hooks and sessions.
         for (const name of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME'] as const) if (env[name]) paneEnv[name] = env[name] as string;
         const launch = launchArgs(agent, { resume: resumeSid, newSessionId: randomUUID });
-        const argv = agentArgv(command, launch.args, promptFile, launch.promptFlag);
+        const argv = agentArgv(command, launch.args, promptFile, launch.prompt);
         const created = await createSpawnSession(tmux, { session, nonce, slug, cwd: escapeFormat(agentCwd), env: paneEnv, argv });
         if (created.sessionId) {
           const id = created.sessionId;

@@ -6,6 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { seconds, tierTimings } from '../helpers/tier';
+import { checkLaunchPrompts } from '../helpers/launch-prompts';
 import { sleep } from '../helpers/env';
 import { codexHooksList, codexLocksOf, makeAgentWorld, until, type AgentWorld } from './world';
 
@@ -143,6 +144,11 @@ describe(`Codex CLI ${VERSION}`, () => {
       return t.driverSid === after ? t : null;
     }, 'task tn to follow /clear', 20_000, 200);
     expect(task.handovers.at(-1)).toMatchObject({ from: sid, to: after, reason: 'clear' });
+  });
+
+  timed('launch prompt: a prompt starting with - reaches the model as text, never as options', async () => {
+    const took = await checkLaunchPrompts({ ...world, spawnArgs: (slug) => ['spawn', slug, '--cmd', world.binary, '--cwd', world.work] });
+    timing.note(`launch prompts at the model: ${took.map((t) => `${t.toFixed(1)} s`).join(', ')}`);
   });
 
   timed("exit: the Driver's process exits while its pane stays open: gone, takeover allowed without --force", async () => {

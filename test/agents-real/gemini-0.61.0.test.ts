@@ -4,6 +4,7 @@
 // (docs/ownership.md#gemini-cli). The scenarios run in order in one world.
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { seconds, tierTimings } from '../helpers/tier';
+import { checkLaunchPrompts } from '../helpers/launch-prompts';
 import { cmdline, makeAgentWorld, until, type AgentWorld } from './world';
 
 const OTHER = '0f0f0f0f-1111-4222-8333-444444444444';
@@ -78,7 +79,7 @@ describe(`Gemini CLI ${VERSION}`, () => {
     driver.sid = after;
   });
 
-  timed('without a hook: the supervisor proves Gemini by its --session-id and the chat file of that id; the launch prompt goes with -i', async () => {
+  timed('without a hook: the supervisor proves Gemini by its --session-id and the chat file of that id; the launch prompt goes as --prompt-interactive=<text>', async () => {
     await world.loadPlugin();
     const un = await world.fleet(['hooks', 'uninstall', '--agent', 'gemini']);
     expect(un.exitCode, un.stderr).toBe(0);
@@ -89,7 +90,7 @@ describe(`Gemini CLI ${VERSION}`, () => {
     const pid = await until(() => world.agentPid(session), "Gemini's relaunched child", 30_000, 200);
     const argv = cmdline(pid);
     expect(argv[argv.indexOf('--session-id') + 1]).toBe(sid);
-    expect(argv[argv.indexOf('-i') + 1]).toBe('hello from the tier');
+    expect(argv).toContain('--prompt-interactive=hello from the tier');
     await until(async () => (await world.readTask('tn')).driverSid === sid, 'task tn filled', 20_000, 200);
     expect((await world.fleet(['owner', 'tn', '--as', sid])).exitCode).toBe(0);
     const status = await until(async () => {
@@ -98,6 +99,11 @@ describe(`Gemini CLI ${VERSION}`, () => {
     }, '@fleet-owner', 20_000);
     expect(status).toContain('● owner tn');
     expect(await until(async () => ((await world.option(session, '@fleet-agent')).includes('gemini') ? 'yes' : ''), '@fleet-agent', 20_000)).toBe('yes');
+  });
+
+  timed('launch prompt: a prompt starting with - reaches the model as text, never as options', async () => {
+    const took = await checkLaunchPrompts({ ...world, spawnArgs: (slug) => ['spawn', slug, '--cmd', world.binary, '--cwd', world.work] });
+    timing.note(`launch prompts at the model: ${took.map((t) => `${t.toFixed(1)} s`).join(', ')}`);
   });
 
   timed("exit: the Driver's process exits while its pane stays open: gone, takeover allowed without --force", async () => {

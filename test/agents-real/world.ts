@@ -18,7 +18,8 @@ import { ROOT } from '../helpers/paths';
 import { removeSocketFile } from '../helpers/tmux-server';
 import { signal, userShellEnv } from '../helpers/tier';
 import { pidExists } from '../../src/proc';
-import { processesWithHome, until } from '../claude/world';
+import { processesWithHome, TIER_SCRIPT, until } from '../claude/world';
+import { startModelServer, type ModelServer } from '../fixtures/model-server.mjs';
 import { agentBinary, agentsCacheDir, OTHER_AGENTS } from './install.mjs';
 
 export type OtherAgent = 'codex' | 'gemini';
@@ -31,6 +32,8 @@ export interface AgentWorld {
   /** The trusted work directory every agent starts in. */
   work: string;
   socket: string;
+  /** The scripted model server the agent's turns go to (the Responses API for Codex, the Gemini API for Gemini). */
+  model: ModelServer;
   tmux(args: string[]): Promise<string>;
   fleet(args: string[], env?: Record<string, string | undefined>): Promise<CliResult>;
   /** `tmux-fleet spawn <slug>` of the agent in the work directory; returns the session name. */
@@ -97,6 +100,7 @@ export async function makeAgentWorld(agent: OtherAgent): Promise<AgentWorld> {
   const home = await mkdtemp(join(homesRoot, `home-${agent}-${version}-`));
   const work = join(home, 'work');
   await mkdir(work, { recursive: true });
+  const model = await startModelServer({ script: TIER_SCRIPT });
   const agentEnv: Record<string, string> = {
     ...userShellEnv(),
     HOME: home,
@@ -108,13 +112,15 @@ export async function makeAgentWorld(agent: OtherAgent): Promise<AgentWorld> {
     await writeFile(
       join(home, '.codex', 'config.toml'),
       [
-        '# The real tier: a model provider nobody answers at, the work directory trusted, no app-server daemon.',
+        '# The real tier: the scripted model server, asking before an escalated command, the work directory trusted, no app-server daemon.',
         'model_provider = "loopback"',
         'model = "gpt-5"',
+        'approval_policy = "on-request"',
+        'sandbox_mode = "read-only"',
         '',
         '[model_providers.loopback]',
         'name = "loopback"',
-        'base_url = "http://127.0.0.1:9/v1"',
+        `base_url = "${model.url}/v1"`,
         'wire_api = "responses"',
         '',
         `[projects.${JSON.stringify(work)}]`,
@@ -127,6 +133,7 @@ export async function makeAgentWorld(agent: OtherAgent): Promise<AgentWorld> {
     );
   } else {
     agentEnv.GEMINI_API_KEY = `fleet-test-${randomBytes(8).toString('hex')}`;
+    agentEnv.GOOGLE_GEMINI_BASE_URL = model.url;
     await mkdir(join(home, '.gemini'), { recursive: true });
     await writeFile(join(home, '.gemini', 'settings.json'), `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } } }, null, 2)}\n`);
   }
@@ -142,6 +149,7 @@ export async function makeAgentWorld(agent: OtherAgent): Promise<AgentWorld> {
     home,
     work,
     socket,
+    model,
     tmux,
     fleet: (args, env = {}) => runFleet(args, { env: { ...fleetEnv, ...env }, cwd: work, timeoutMs: 60_000 }),
     async spawn(slug, extra = []) {
@@ -186,6 +194,7 @@ export async function makeAgentWorld(agent: OtherAgent): Promise<AgentWorld> {
     processes: () => processesWithHome(home),
     async close() {
       await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
+      await model.close();
       await waitFor(() => !pidExists(serverPid), 'tmux server gone', 5000).catch(() => signal(serverPid, 'SIGKILL'));
       await removeSocketFile(socket);
       // Agents outlive their server (Gemini CLI ignores the hang-up; Codex's daemon runs on): ended here.

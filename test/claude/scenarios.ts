@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { sleep } from '../helpers/env';
 import { transcriptHasConversation } from '../../src/registry/transcript';
 import { seconds, tierTimings } from '../helpers/tier';
+import { checkLaunchPrompts } from '../helpers/launch-prompts';
 import { cmdlineOf, openDashboard } from './dashboard';
 import { captureJobState, captureRow, describeTraffic, livenessOf, makeClaudeWorld, processesWithHome, until, type ClaudeWorld, type Row, type WorldClient } from './world';
 
@@ -90,6 +91,11 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         expect(driver.row.tmux).toBeUndefined();
         expect(driver.row.pidDomain).toBeUndefined();
       }
+    });
+
+    timed('launch prompt: a prompt starting with - reaches the model as text, never as options', async () => {
+      const took = await checkLaunchPrompts({ ...world, spawnArgs: (slug) => ['spawn', slug, '--cwd', world.work] });
+      timing.note(`launch prompts at the model: ${took.map((t) => `${t.toFixed(1)} s`).join(', ')}`);
     });
 
     timed('e: every pid that claude agents --json lists is live to tmux-fleet', async () => {
