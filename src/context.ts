@@ -49,9 +49,14 @@ export function runDir(home: string): string {
   return join(home, 'run');
 }
 
-/** The directories of a fleet home that must be the user's alone: the home, tasks/, run/. */
+/** What the agents' hooks said last, one file per session id (src/agents/signals.ts). */
+export function signalsDir(home: string): string {
+  return join(home, 'signals');
+}
+
+/** The directories of a fleet home that must be the user's alone: the home, tasks/, run/, signals/. */
 export function privateDirs(home: string): string[] {
-  return [home, tasksDir(home), runDir(home)];
+  return [home, tasksDir(home), runDir(home), signalsDir(home)];
 }
 
 /** What a check of a directory needs to know (fs.Stats has it). */

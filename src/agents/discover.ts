@@ -175,6 +175,8 @@ function uptimeMs(): number | null {
 
 export interface PaneProcess {
   session: string;
+  /** The pane's id (%N), when known: the agent's pane, whose title tells its state (src/agents/state.ts). */
+  id?: string;
   pid: string;
   /** The session carries a stamp: a young process under an unstamped one may still become its agent. */
   stamped?: boolean;
@@ -186,8 +188,8 @@ export interface Discovery {
   rows: ProofRow[];
   /** The session whose panes each row was found under (a wake for a tmux change keeps the others' rows). */
   sessionOfRow: Map<ProofRow, string>;
-  /** The nearest agent under each session's panes, as its process shows it. */
-  kinds: Map<string, { kind: AgentKind; pid: number }>;
+  /** The nearest agent under each session's panes, as its process shows it, and the pane it runs in. */
+  kinds: Map<string, { kind: AgentKind; pid: number; pane?: string }>;
   /** Sessions whose agent cannot be tied to them, with why and how to fix it. */
   unprovable: Map<string, string>;
   /** Some agent is still to be proven, or may change its id without a file the supervisor watches (Codex's /clear). */
@@ -269,7 +271,7 @@ export class AgentDiscovery {
         // A process that may still exec an agent, under a pane whose agent is not proven yet: look again soon.
         if (c.kind === null && !pane.stamped && (up === null || up - (entry.start / CLOCK_TICKS) * 1000 < YOUNG_MS)) out.recheck = true;
         if (c.kind === null || c.daemon) continue;
-        if (!out.kinds.has(pane.session)) out.kinds.set(pane.session, { kind: c.kind, pid });
+        if (!out.kinds.has(pane.session)) out.kinds.set(pane.session, pane.id ? { kind: c.kind, pid, pane: pane.id } : { kind: c.kind, pid });
         const row = this.proofRow(pane, pid, entry.start, c, registryPids, now, up, out);
         if (row) {
           out.rows.push(row);

@@ -4,6 +4,7 @@ import type { CommandLoaders } from './types';
 
 export const FAST_LOADERS: CommandLoaders = {
   stamp: () => import('./stamp'),
+  event: () => import('./event'),
   'sid-of-pane': () => import('./sid-of-pane'),
   owner: () => import('./owner'),
 };

@@ -48,6 +48,15 @@ export const COMMANDS: CommandSpec[] = [
     hook: true,
   },
   {
+    name: 'event',
+    describe: "the agents' state hook (permission waits, turns, the end of a session): keep what the agent said last for the status line",
+    docs: 'ownership.md#what-each-agent-tells',
+    positionals: [],
+    options: { agent: { type: 'string', choices: ['claude', 'codex', 'gemini'], describe: 'the agent whose hook this is (required)' } },
+    fast: true,
+    hook: true,
+  },
+  {
     name: 'sid-of-pane',
     describe: 'print the stamp (@claude_session_id) of a tmux session; exit 1 when it has none or there is no such session',
     positionals: [{ name: 'name', describe: 'tmux session name', required: true }],

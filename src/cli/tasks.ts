@@ -24,14 +24,14 @@ export async function run(_args: Args, ctx: Context): Promise<number> {
       reason: t.decision.reason,
       liveness: t.decision.liveness,
       hop: t.hop && t.hop.following ? { base: t.hop.base, attached: t.hop.attached, jobId: t.hop.jobId, intent: t.hop.agent?.job?.intent ?? null } : null,
-      agent: t.hop?.agent
+      agent: t.state
         ? {
-            sessionId: t.hop.agent.sessionId,
-            status: t.hop.agent.status,
-            waitingFor: t.hop.agent.waitingFor,
-            needs: t.hop.agent.needs ?? null,
-            tempo: t.hop.agent.tempo ?? null,
-            waits: agentWaits(t.hop.agent),
+            sessionId: t.state.sessionId,
+            status: t.state.status,
+            waitingFor: t.state.waitingFor,
+            needs: t.state.needs ?? null,
+            tempo: t.state.tempo ?? null,
+            waits: agentWaits(t.state),
           }
         : null,
       agentKind: t.agent,

@@ -53,9 +53,10 @@ function dirLabel(cwd: string | null | undefined, home: string): string {
 
 const ageOfMs = (ms: number, now: number) => (Number.isFinite(ms) ? age(new Date(ms).toISOString(), now) : '-');
 
-function endSince(hop: FleetView['tasks'][number]['hop']): number {
+/** When the agent's state began: its attached row's status time, else its hook's (Codex CLI, Gemini CLI). */
+function endSince(hop: FleetView['tasks'][number]['hop'], state: FleetView['tasks'][number]['state']): number {
   const end = hop?.follow.rows[hop.follow.rows.length - 1];
-  return end ? timeMs(end.row.statusUpdatedAt ?? end.row.updatedAt) : -Infinity;
+  return end ? timeMs(end.row.statusUpdatedAt ?? end.row.updatedAt) : (state?.since ?? -Infinity);
 }
 
 function agentRow(g: FleetAgent, now: number, home: string): DashboardRow {
@@ -99,15 +100,15 @@ export function dashboardRows(view: FleetView, agents: readonly FleetAgent[] = [
     owner: t.error ? 'invalid' : t.owner ? sid8(t.owner) : 'pending',
     verdict: `${t.decision.verdict} ${WORD[ownerState(t.decision)]}`,
     hop: renderHopWithIntent(t.hop),
-    agent: cell(agentCell(t.hop, t.agent)),
+    agent: cell(agentCell(t.state, t.agent)),
     age: age(t.task?.createdAt, now),
     dir: dirLabel(t.task?.worktree ?? t.task?.cwd, home),
     slug: t.slug,
     jobId: t.hop?.jobId ?? null,
     parkedBy: t.hop?.jobId ? t.session : null,
     ownerGone: t.owner !== '' && t.decision.liveness === 'gone',
-    attention: agentWaits(t.hop?.agent),
-    since: endSince(t.hop),
+    attention: agentWaits(t.state),
+    since: endSince(t.hop, t.state),
     reason: t.owner !== '' && t.decision.liveness === 'gone' ? `${t.decision.reason} · r resumes it (spawn --resume)` : t.decision.reason,
     gate: acceptanceText(t.task),
   }));
@@ -123,15 +124,15 @@ export function dashboardRows(view: FleetView, agents: readonly FleetAgent[] = [
       owner: owner ? sid8(owner) : s.slug ? 'pending' : '-',
       verdict: s.decision ? `${s.decision.verdict} ${WORD[ownerState(s.decision)]}` : '-',
       hop: renderHopWithIntent(s.hop),
-      agent: cell(agentCell(s.hop, s.agent)),
+      agent: cell(agentCell(s.state, s.agent)),
       age: s.created ? age(new Date(s.created * 1000).toISOString(), now) : '-',
       dir: '-',
       slug: s.slug,
       jobId: s.hop?.jobId ?? null,
       parkedBy: s.hop?.jobId ? s.session : null,
       ownerGone: false,
-      attention: agentWaits(s.hop?.agent),
-      since: endSince(s.hop),
+      attention: agentWaits(s.state),
+      since: endSince(s.hop, s.state),
       reason: s.decision ? s.decision.reason : `session ${s.session}, stamped ${s.stamp}`,
     });
   }

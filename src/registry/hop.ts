@@ -27,6 +27,8 @@ export interface AgentState {
   alive: boolean;
   /** The job's state file, when the row is a job that has one. */
   job?: JobState | null;
+  /** When this state began (epoch ms), where no row tells it (a hook's signal); else absent. */
+  since?: number;
 }
 
 /** A status for a row that has none yet, from its job's tempo. */

@@ -243,7 +243,7 @@ export function fleetWaiters(view: FleetView, agents: readonly FleetAgent[]): Wa
     out.push(w);
   };
   for (const t of view.tasks) {
-    const a = t.hop?.agent;
+    const a = t.state;
     if (!a || !t.session || !agentWaits(a)) continue;
     const end = t.hop?.follow.rows[t.hop.follow.rows.length - 1];
     const what = waitText(a);
@@ -251,7 +251,7 @@ export function fleetWaiters(view: FleetView, agents: readonly FleetAgent[]): Wa
       key: `${a.sessionId}\0${what}`,
       who: t.slug,
       what,
-      since: end ? timeMs(end.row.statusUpdatedAt ?? end.row.updatedAt) : -Infinity,
+      since: end ? timeMs(end.row.statusUpdatedAt ?? end.row.updatedAt) : (a.since ?? -Infinity),
       // Parked work waits in its job: that is where the wait is answered (opened in the task's session).
       target: t.hop?.jobId ? { kind: 'job', jobId: t.hop.jobId, parkedBy: t.session } : { kind: 'session', session: t.session },
     });

@@ -53,15 +53,15 @@ export function jobWindowValues(
       owner = ownerSegment(entry.slug, d, styles);
     }
     const hopText = job && tabSid ? `${shortSid(tabSid)} → ${shortSid(job.row.sessionId)}` : '';
-    const jobHop = job ? ({ agent: agentStateOf(job) } as Parameters<typeof agentSegment>[0]) : null;
+    const jobState = job ? agentStateOf(job) : null;
     out.set(p.window, {
       session: p.session,
       values: {
         '@fleet-owner': owner,
         '@fleet-hop': segment(styles.hop, hopText),
-        '@fleet-agent': jobHop ? agentSegment(jobHop, styles) : segment(styles.unknown, `job ${p.job} gone`),
+        '@fleet-agent': jobState ? agentSegment(jobState, styles) : segment(styles.unknown, `job ${p.job} gone`),
         '@fleet-hop-short': iconOnly(styles.hop, hopText),
-        '@fleet-agent-short': jobHop ? agentSegment(jobHop, styles, true) : iconOnly(styles.unknown, 'gone'),
+        '@fleet-agent-short': jobState ? agentSegment(jobState, styles, true) : iconOnly(styles.unknown, 'gone'),
       },
     });
   }

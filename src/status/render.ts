@@ -69,7 +69,7 @@ export function makeRender(
   const shown = new ShownIds();
   return async (snapshot: TmuxSnapshot, hint: RenderHint): Promise<Rendered> => {
     const rowsReadBefore = source.rowsRead;
-    const data = await source.load(!hint.registryOnly, hint.registryChanged, hint.jobsChanged, hint.tasksChanged ?? null);
+    const data = await source.load(!hint.registryOnly, hint.registryChanged, hint.jobsChanged, hint.tasksChanged ?? null, hint.signalsChanged ?? null);
     const touched = hint.recheck ? null : data.touched;
     // Only rows or job states changed (the same snapshot): the sessions they touch are computed again.
     const prev = hint.registryOnly && touched !== null && last?.snapshot === snapshot ? last : null;
@@ -94,7 +94,7 @@ export function makeRender(
       for (const s of snapshot.sessions) {
         if ((only === null || only(s.name)) && (s.stamp !== '' || s.task !== '' || s.nonce !== '')) watched.set(s.name, s.stamp !== '');
       }
-      const panes = snapshot.panes.filter((p) => watched.has(p.session)).map((p) => ({ session: p.session, pid: p.pid, stamped: watched.get(p.session) }));
+      const panes = snapshot.panes.filter((p) => watched.has(p.session)).map((p) => ({ session: p.session, id: p.id, pid: p.pid, stamped: watched.get(p.session) }));
       return panes.length > 0 ? discovery.discover(panes, registryPids()) : { rows: [], sessionOfRow: new Map(), kinds: new Map(), unprovable: new Map(), recheck: false };
     };
     // A Claude Code now in the registry is left to its row.
@@ -181,10 +181,10 @@ export function makeRender(
     const segmentsOf = (s: SessionView): Record<SegmentOption, string> => ({
       '@fleet-owner': s.slug && s.decision ? ownerSegment(s.slug, s.decision, styles, s.agentGone, s.unprovable !== null) : '',
       '@fleet-hop': hopSegment(s.hop, styles),
-      '@fleet-agent': agentSegment(s.hop, styles) || agentKindSegment(s.agent, styles),
+      '@fleet-agent': agentSegment(s.state, styles) || agentKindSegment(s.agent, styles),
       '@fleet-attention': attention,
       '@fleet-hop-short': hopShortSegment(s.hop, styles),
-      '@fleet-agent-short': agentSegment(s.hop, styles, true) || agentKindSegment(s.agent, styles),
+      '@fleet-agent-short': agentSegment(s.state, styles, true) || agentKindSegment(s.agent, styles),
     });
     let values: Map<string, Record<SegmentOption, string>>;
     let dirty: ReadonlySet<string> | undefined;

@@ -40,6 +40,8 @@ export interface RenderHint {
   jobsChanged?: ReadonlySet<string>;
   /** Tasks whose files the watches saw change; null or absent: look at every task file. */
   tasksChanged?: ReadonlySet<string> | null;
+  /** Session ids whose signal files (the agents' hooks) changed; null or absent: read every one. */
+  signalsChanged?: ReadonlySet<string> | null;
   /** The pane proof is due to look at /proc again (an agent still to be proven, a stamp settling). */
   recheck?: boolean;
 }

@@ -4,7 +4,7 @@
 import type { AgentKind } from '../agents/kind';
 import type { Decision } from '../ownership/judge';
 import { optionValue } from '../options';
-import { agentWaits, type SessionHop } from '../registry/hop';
+import { agentWaits, type AgentState, type SessionHop } from '../registry/hop';
 import { renderAgent, renderHop, sid8 } from './hop-text';
 import { escapeFormat } from '../tmux/args';
 import { printable } from '../text';
@@ -126,8 +126,9 @@ export function ownerSegment(slug: string, d: Decision, styles: Styles, agentGon
 }
 
 /**
- * What an agent that writes no state tells (Codex CLI, Gemini CLI): only
- * which agent runs, as its process shows it; nothing guessed of its state.
+ * An agent that writes no registry row (Codex CLI, Gemini CLI) whose hooks and
+ * title have told nothing yet: which agent runs, as its process shows it;
+ * nothing guessed of its state.
  */
 export function agentKindSegment(agent: AgentKind | null, styles: Styles): string {
   return agent === 'codex' || agent === 'gemini' ? segment(styles.idle, agent) : '';
@@ -145,10 +146,11 @@ export function hopShortSegment(hop: SessionHop | undefined, styles: Styles): st
 /** The longest `needs` sentence the status line shows; `prefix O` and the dashboard show it whole. */
 export const AGENT_SEGMENT_MAX = 40;
 
-export function agentSegment(hop: SessionHop | undefined, styles: Styles, short = false): string {
-  const text = renderAgent(hop?.agent, AGENT_SEGMENT_MAX);
+/** @fleet-agent: the agent's state (SessionView.state: the attached row's, or what a Codex CLI or Gemini CLI said). */
+export function agentSegment(state: AgentState | null | undefined, styles: Styles, short = false): string {
+  const text = renderAgent(state, AGENT_SEGMENT_MAX);
   if (text === '') return '';
-  const key: StyleKey = agentWaits(hop?.agent) ? 'waiting' : text === 'busy' ? 'busy' : 'idle';
+  const key: StyleKey = agentWaits(state) ? 'waiting' : text === 'busy' ? 'busy' : 'idle';
   return short ? iconOnly(styles[key], text) : segment(styles[key], text);
 }
 

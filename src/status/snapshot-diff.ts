@@ -1,6 +1,7 @@
 // What a new tmux snapshot changed since the last one, session by session
 // (docs/status.md#incremental-wakes): a wake for a tmux change recomputes the
 // sessions that differ and what depends on them, not the whole fleet. Pure.
+import { titleClass } from '../agents/state';
 import type { SessionSnap, TmuxSnapshot } from '../tmux/snapshot';
 
 /** The fields of a session a view is computed from (the segment options it shows are outputs, not inputs). */
@@ -17,7 +18,7 @@ export interface SnapshotDiff {
   renamed: ReadonlyMap<string, string>;
 }
 
-/** A snapshot's sessions by name, and each session's panes as one string (id, first process, window, job). */
+/** A snapshot's sessions by name, and each session's panes as one string (id, first process, window, job, title class). */
 interface SnapshotIndex {
   byName: Map<string, SessionSnap>;
   panes: Map<string, string>;
@@ -31,7 +32,8 @@ function indexOf(snapshot: TmuxSnapshot): SnapshotIndex {
   if (index) return index;
   const panes = new Map<string, string>();
   for (const p of snapshot.panes) {
-    const key = `${p.id} ${p.pid} ${p.window} ${p.job}`;
+    // A title only by its class: a spinner's frames are one class (src/agents/state.ts).
+    const key = `${p.id} ${p.pid} ${p.window} ${p.job} ${titleClass(p.title)}`;
     const had = panes.get(p.session);
     panes.set(p.session, had === undefined ? key : `${had}\n${key}`);
   }

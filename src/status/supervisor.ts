@@ -257,7 +257,7 @@ export class Supervisor {
       const recheck = this.recheckDue;
       this.recheckDue = false;
       const renderAt = Date.now();
-      const rendered = await this.cfg.render(snapshot, { registryOnly, registryChanged, jobsChanged: this.wakes.takeJobsChanged(), tasksChanged: this.wakes.takeTasksChanged(), recheck });
+      const rendered = await this.cfg.render(snapshot, { registryOnly, registryChanged, jobsChanged: this.wakes.takeJobsChanged(), tasksChanged: this.wakes.takeTasksChanged(), signalsChanged: this.wakes.takeSignalsChanged(), recheck });
       const writeAt = Date.now();
       const cpuRender = cpuAt ? process.cpuUsage(cpuAt) : null;
       const computed = rendered.recomputed ?? snapshot.sessions.length;

@@ -28,12 +28,15 @@ export const CELL_MAX = 60;
 const VERDICT_WORD = { owner: 'owner', other: 'other', pending: 'pending', unknown: 'cannot tell' } as const;
 
 /**
- * What a row shows of its agent: Claude Code's state from its registry row;
- * for an agent that writes no state (Codex CLI, Gemini CLI), which agent it
- * is, as its process shows it, and nothing guessed.
+ * What a row shows of its agent: its state (SessionView.state), for Codex CLI
+ * and Gemini CLI after its name (`codex busy`); an agent of those that has
+ * told nothing yet by its name alone, as its process shows it: nothing guessed.
  */
-export function agentCell(hop: TaskView['hop'], agent: AgentKind | null): string {
-  return renderAgent(hop?.agent) || (agent === 'codex' || agent === 'gemini' ? agent : '');
+export function agentCell(state: TaskView['state'], agent: AgentKind | null): string {
+  const text = renderAgent(state);
+  const named = agent === 'codex' || agent === 'gemini';
+  if (text === '') return named ? agent : '';
+  return named ? `${agent} ${text}` : text;
 }
 
 export interface TaskRow {
@@ -56,7 +59,7 @@ export function taskRow(t: TaskView, now: number = Date.now()): TaskRow {
     live: d.liveness ?? '-',
     session: cell(t.session ?? '-'),
     hop: renderHopWithIntent(t.hop) || '-',
-    agent: cell(agentCell(t.hop, t.agent)) || '-',
+    agent: cell(agentCell(t.state, t.agent)) || '-',
     age: age(t.task?.createdAt, now),
   };
 }
@@ -78,7 +81,7 @@ export function sessionRow(s: SessionView, now: number = Date.now()): SessionRow
     task: cell(s.slug ?? '-'),
     verdict: s.decision ? `${s.decision.verdict} ${VERDICT_WORD[ownerState(s.decision)]}` : '-',
     hop: renderHopWithIntent(s.hop) || '-',
-    agent: cell(agentCell(s.hop, s.agent)) || '-',
+    agent: cell(agentCell(s.state, s.agent)) || '-',
     age: s.created ? age(new Date(s.created * 1000).toISOString(), now) : '-',
   };
 }

@@ -21,6 +21,10 @@ import type { NonceStamp } from '../tmux/session-marks';
 import { readSnapshot, type SessionSnap, type TmuxSnapshot } from '../tmux/snapshot';
 import type { SnapshotDiff } from './snapshot-diff';
 import { addTo, removeFrom } from '../set-index';
+import { readSignals, type AgentSignal } from '../agents/signals';
+import { otherAgentState, withHookNeeds } from '../agents/state';
+import { timeMs } from '../registry/time';
+import type { AgentState } from '../registry/hop';
 
 export interface FleetData {
   tasks: TaskEntry[];
@@ -30,6 +34,8 @@ export interface FleetData {
   pidsExist?: ReadonlyMap<number, boolean>;
   /** Liveness of the Driver processes tasks recorded, for owners no registry row holds any more. */
   recorded: ReadonlyMap<string, Liveness>;
+  /** What each agent's hooks said last, by session id (src/agents/signals.ts). */
+  signals: ReadonlyMap<string, AgentSignal>;
 }
 
 /**
@@ -58,8 +64,12 @@ async function recordedDrivers(tasks: readonly TaskEntry[], rows: readonly LiveR
 export async function loadFleetData(home: string, registry: string): Promise<FleetData> {
   const [tasks, reg] = await Promise.all([listTasks(home), readRegistry(registry)]);
   const rows = attachJobStates(await liveRows(reg), registry);
-  return { tasks, registry: reg, rows, recorded: await recordedDrivers(tasks, rows) };
+  return { tasks, registry: reg, rows, recorded: await recordedDrivers(tasks, rows), signals: readSignals(home) };
 }
+
+/** Two signals say the same (the view shows the same). */
+const sameSignal = (a: AgentSignal | undefined, b: AgentSignal | undefined) =>
+  a === b || (!!a && !!b && a.state === b.state && a.needs === b.needs && a.at === b.at && a.pane === b.pane && a.agent === b.agent);
 
 /** A load of the long-lived reader: the data, and what changed since its last load. */
 export interface FleetLoad extends FleetData {
@@ -91,9 +101,11 @@ export class CachedFleetData {
   private rowByFile = new Map<string, LiveRow>();
   /** The session ids and jobs the tasks' recorded Drivers are judged by. */
   private recordedKeys = new Set<string>();
+  /** The agents' last hook signals, by session id. */
+  private signals = new Map<string, AgentSignal>();
 
   constructor(
-    home: string,
+    private readonly home: string,
     registry: string,
     private readonly liveness: LivenessReader = new LivenessReader(),
   ) {
@@ -115,13 +127,16 @@ export class CachedFleetData {
    * `registryChanged`: the registry files to look at again (null: all of them).
    * `jobsChanged`: the jobs whose state files to read again.
    * `tasksChanged`: the tasks whose files to look at again (null: all of them).
+   * `signalsChanged`: the session ids whose signal files to read again (null: all of them).
    */
   async load(
     tasksToo = true,
     registryChanged: ReadonlySet<string> | null = null,
     jobsChanged: ReadonlySet<string> = new Set(),
     tasksChanged: ReadonlySet<string> | null = null,
+    signalsChanged: ReadonlySet<string> | null = null,
   ): Promise<FleetLoad> {
+    const signalsTouched = this.loadSignals(signalsChanged);
     const [tasks, reg] = await Promise.all([
       tasksToo || this.lastTasks === null ? this.tasks.list(tasksChanged) : Promise.resolve(this.lastTasks),
       this.registry.read(registryChanged),
@@ -131,7 +146,7 @@ export class CachedFleetData {
     const last = this.last;
     // A tmux wake lists the tasks again; the same list back (no task file changed) keeps the rows' incremental read.
     if (changes !== null && last !== null && last.tasks === tasks && reg.readable && last.registry.readable) {
-      return this.loadChanged(last, reg, changes, jobsChanged);
+      return this.loadChanged(last, reg, changes, jobsChanged, signalsTouched);
     }
     const live = await this.liveness.liveRows(reg);
     // Each job's state file is looked at on a full load (one lstat when unchanged): a wait can change without its row changing.
@@ -140,12 +155,41 @@ export class CachedFleetData {
     this.rowByFile = new Map(reg.entries.map((e, i) => [e.file, rows[i] as LiveRow]));
     this.recordedKeys = recordedKeysOf(tasks);
     this.registry.keepFirst(neededFiles(reg.entries, this.recordedKeys));
-    this.last = { tasks, registry: reg, rows, pidsExist: this.liveness.lastExists, recorded };
+    this.last = { tasks, registry: reg, rows, pidsExist: this.liveness.lastExists, recorded, signals: this.signals };
     return { ...this.last, touched: null };
   }
 
-  private async loadChanged(last: FleetData, reg: RegistrySnapshot, changes: readonly RowChange[], jobsChanged: ReadonlySet<string>): Promise<FleetLoad> {
+  /**
+   * The signal files of `changed` read again (null: every one); the session
+   * ids whose signal now says something else. The map is replaced, never
+   * changed in place: the last load's data keeps its own.
+   */
+  private loadSignals(changed: ReadonlySet<string> | null): Set<string> {
+    const before = this.signals;
+    const now = changed === null ? readSignals(this.home) : new Map(before);
+    if (changed !== null) {
+      const read = readSignals(this.home, changed);
+      for (const sid of changed) {
+        const s = read.get(sid);
+        if (s) now.set(sid, s);
+        else now.delete(sid);
+      }
+    }
     const touched = new Set<string>();
+    for (const [sid, s] of now) if (!sameSignal(before.get(sid), s)) touched.add(sid);
+    for (const sid of before.keys()) if (!now.has(sid)) touched.add(sid);
+    this.signals = touched.size === 0 ? before : now;
+    return touched;
+  }
+
+  private async loadChanged(
+    last: FleetData,
+    reg: RegistrySnapshot,
+    changes: readonly RowChange[],
+    jobsChanged: ReadonlySet<string>,
+    signalsTouched: ReadonlySet<string>,
+  ): Promise<FleetLoad> {
+    const touched = new Set<string>(signalsTouched);
     const fresh: RegistryRow[] = [];
     const removed: number[] = [];
     for (const c of changes) {
@@ -181,7 +225,7 @@ export class CachedFleetData {
     // The recorded Drivers are judged again only when a row of theirs changed (a death brings a full load), and only theirs.
     const recordedTouched = [...touched].filter((k) => this.recordedKeys.has(k));
     const recorded = recordedTouched.length > 0 ? await this.recordedAgain(last, rows, new Set(recordedTouched)) : last.recorded;
-    this.last = { tasks: last.tasks, registry: reg, rows, pidsExist: this.liveness.lastExists, recorded };
+    this.last = { tasks: last.tasks, registry: reg, rows, pidsExist: this.liveness.lastExists, recorded, signals: this.signals };
     const before = changes.flatMap((c) => (c.before ? [c.before] : []));
     return { ...this.last, touched, changed: { before, after } };
   }
@@ -260,6 +304,13 @@ export interface SessionView {
   agent: AgentKind | null;
   /** Why the agent under the panes cannot be tied to the session (Codex's daemon mode), or null. */
   unprovable: string | null;
+  /**
+   * What the status shows of the session's agent: the attached row's state
+   * (Claude Code; a wait of its own with its hook's sentence), else what a
+   * Codex CLI or Gemini CLI said through its hooks and its pane's title; null
+   * when nothing tells.
+   */
+  state: AgentState | null;
 }
 
 export interface TaskView {
@@ -276,6 +327,8 @@ export interface TaskView {
   updatedAt: string | null;
   /** The Driver's agent: as the task recorded it from its process, else as its session's shows it; null when not known. */
   agent: AgentKind | null;
+  /** What the status shows of the Driver's agent (SessionView.state of its session). */
+  state: AgentState | null;
 }
 
 export interface FleetView {
@@ -314,8 +367,8 @@ export interface SessionProof {
   agentGone: ReadonlySet<string>;
   /** Sessions whose agent cannot be tied to them, with why (Codex's app-server daemon). */
   unprovable?: ReadonlyMap<string, string>;
-  /** The agent under each session's panes, as its process shows it. */
-  kinds?: ReadonlyMap<string, { kind: AgentKind }>;
+  /** The agent under each session's panes, as its process shows it, and its pane. */
+  kinds?: ReadonlyMap<string, { kind: AgentKind; pane?: string }>;
   /** How a recorded process's liveness is read (the supervisor's cached reader). */
   processLiveness?: (p: AgentProcess) => Liveness;
 }
@@ -340,6 +393,10 @@ interface ViewInputs {
   placeOf: ReadonlyMap<string, number>;
   judge(slug: string, asker: string): Decision;
   proof: SessionProof;
+  /** The signal of `sid` when the pane it names is one of this session's (a hook's claim, checked). */
+  signalOf(s: SessionSnap, sid: string): AgentSignal | null;
+  /** A pane's title, by pane id. */
+  titleOfPane: ReadonlyMap<string, string>;
 }
 
 /** What a view computes from the tmux snapshot and the task files alone: the same for every wake that changes only rows. */
@@ -357,6 +414,9 @@ interface SnapshotInputs {
   sessionsOfSlug: ReadonlyMap<string, readonly number[]>;
   /** Each session's place in the snapshot, by name. */
   placeOf: ReadonlyMap<string, number>;
+  /** Each pane's session and title, by pane id. */
+  sessionOfPane: ReadonlyMap<string, string>;
+  titleOfPane: ReadonlyMap<string, string>;
 }
 
 /**
@@ -410,7 +470,15 @@ function snapshotInputs(snap: TmuxSnapshot | null, tasks: readonly TaskEntry[], 
     const task = slug ? bySlug.get(slug)?.task : null;
     if (task) add(sessionsOfSid, ownerSid(task), i);
   });
+  const sessionOfPane = new Map<string, string>();
+  const titleOfPane = new Map<string, string>();
+  for (const p of snapshot.panes) {
+    sessionOfPane.set(p.id, p.session);
+    if (p.title) titleOfPane.set(p.id, p.title);
+  }
   const inputs: SnapshotInputs = {
+    sessionOfPane,
+    titleOfPane,
     snapshot,
     nonceStamps,
     stampProcesses: stampProcessLiveness(snapshot.sessions, proof.processLiveness),
@@ -428,7 +496,12 @@ function snapshotInputs(snap: TmuxSnapshot | null, tasks: readonly TaskEntry[], 
 
 /** `reuse`: the snapshot's inputs as the last view of the same snapshot and tasks made them (a wake for changed rows). */
 function viewInputs(snap: TmuxSnapshot | null, data: FleetData, proof: SessionProof, reuse = false): ViewInputs {
-  const { snapshot, nonceStamps, stampProcesses, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid, sessionsOfSlug, placeOf } = snapshotInputs(snap, data.tasks, proof, reuse);
+  const { snapshot, nonceStamps, stampProcesses, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid, sessionsOfSlug, placeOf, sessionOfPane, titleOfPane } = snapshotInputs(
+    snap,
+    data.tasks,
+    proof,
+    reuse,
+  );
   const registry = { readable: data.registry.readable, rows: data.rows, recorded: data.recorded };
   const judge = (slug: string, asker: string): Decision => {
     const entry = bySlug.get(slug);
@@ -442,7 +515,29 @@ function viewInputs(snap: TmuxSnapshot | null, data: FleetData, proof: SessionPr
       stampProcesses,
     });
   };
-  return { snapshot, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid, sessionsOfSlug, placeOf, judge, proof };
+  const signalOf = (s: SessionSnap, sid: string): AgentSignal | null => {
+    const signal = data.signals.get(sid);
+    return signal && signal.pane !== null && sessionOfPane.get(signal.pane) === s.name ? signal : null;
+  };
+  return { snapshot, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid, sessionsOfSlug, placeOf, judge, proof, signalOf, titleOfPane };
+}
+
+/**
+ * What the status shows of a session's agent (SessionView.state): Claude Code's
+ * attached row, a wait of the tab's own with its PermissionRequest hook's
+ * sentence; Codex CLI and Gemini CLI from their hooks and pane title
+ * (src/agents/state.ts). The signal counts only from a pane of this session.
+ */
+function sessionAgentState(s: SessionSnap, agent: AgentKind | null, hop: SessionHop | undefined, v: ViewInputs): AgentState | null {
+  if (hop?.agent) {
+    if (hop.following) return hop.agent;
+    const end = hop.follow.rows[hop.follow.rows.length - 1];
+    return withHookNeeds(hop.agent, v.signalOf(s, hop.agent.sessionId), end ? timeMs(end.row.statusUpdatedAt ?? end.row.updatedAt) : -Infinity);
+  }
+  if (s.stamp === '' || (agent !== 'codex' && agent !== 'gemini')) return null;
+  const signal = v.signalOf(s, s.stamp);
+  const pane = v.proof.kinds?.get(s.name)?.pane ?? signal?.pane ?? null;
+  return otherAgentState(agent, s.stamp, signal, pane === null ? null : (v.titleOfPane.get(pane) ?? null));
 }
 
 /** The task a session shows: the one bound to it (@fleet-task), else the one its stamp drives. */
@@ -454,17 +549,20 @@ function slugOf(s: SessionSnap, v: ViewInputs): string | null {
 function sessionView(s: SessionSnap, v: ViewInputs, hops: ReadonlyMap<string, SessionHop>): SessionView | null {
   const slug = slugOf(s, v);
   if (!slug && !s.stamp) return null;
+  const hop = hops.get(s.name);
+  const agent = agentKindOf(s, v.proof.kinds);
   return {
     session: s.name,
     stamp: s.stamp,
     slug,
     decision: slug ? v.judge(slug, s.stamp) : null,
-    hop: hops.get(s.name),
+    hop,
     created: Number(s.created) || 0,
     attached: s.attached !== '' && s.attached !== '0',
     agentGone: v.proof.agentGone.has(s.name),
-    agent: agentKindOf(s, v.proof.kinds),
+    agent,
     unprovable: v.proof.unprovable?.get(s.name) ?? null,
+    state: sessionAgentState(s, agent, hop, v),
   };
 }
 
@@ -488,7 +586,10 @@ function taskSession(task: Task | null, v: ViewInputs): string | null {
 function taskView(entry: TaskEntry, v: ViewInputs, hops: ReadonlyMap<string, SessionHop>): TaskView {
   const task = entry.task ?? null;
   const session = taskSession(task, v);
-  const asker = session ? (v.sessionByName.get(session)?.stamp ?? '') : '';
+  const snap = session ? v.sessionByName.get(session) : undefined;
+  const asker = snap?.stamp ?? '';
+  const hop = session ? hops.get(session) : undefined;
+  const agent = isAgentKind(task?.driverAgent) ? task.driverAgent : session ? agentOfSession(session, v) : null;
   return {
     slug: entry.slug,
     task,
@@ -496,9 +597,10 @@ function taskView(entry: TaskEntry, v: ViewInputs, hops: ReadonlyMap<string, Ses
     owner: task ? ownerSid(task) : '',
     decision: v.judge(entry.slug, asker),
     session,
-    hop: session ? hops.get(session) : undefined,
+    hop,
     updatedAt: task?.updatedAt ?? null,
-    agent: isAgentKind(task?.driverAgent) ? task.driverAgent : session ? agentOfSession(session, v) : null,
+    agent,
+    state: snap ? sessionAgentState(snap, agent, hop, v) : (hop?.agent ?? null),
   };
 }
 

@@ -9,13 +9,16 @@
 import { readdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { stat } from '../fs-async';
-import { runDir, tasksDir } from '../context';
+import { runDir, signalsDir, tasksDir } from '../context';
 import { JOB_ID_RE } from '../registry/job-state';
 import { JOB_STATE_FILE, jobsDirOf, stateFileSignature } from '../registry/jobs';
 import { isValidSlug } from '../tasks/slug';
 import type { Tmux } from '../tmux';
+import { titleClassFormat } from '../agents/state';
 
 const HOOK_INDEX = 4711;
+/** The directories watched: tasks, the registry, run (the nudge), signals. */
+const WATCHED_DIRS = 4;
 // Windows too: a window opened for a background job shows the job (job-windows.ts).
 const HOOKS = ['session-created', 'session-closed', 'session-renamed', 'window-linked', 'window-unlinked'];
 
@@ -34,16 +37,32 @@ export function nudgeHookCommand(nudgeFile: string): string | null {
   return `run-shell -b 'touch "${forSh.replace(/#/g, '##')}"'`;
 }
 
+/**
+ * The hook that wakes the supervisor when a pane's title changes class
+ * (src/agents/state.ts: Codex CLI and Gemini CLI tell busy, idle and waiting
+ * there): the class is a format tmux computes, kept in the pane's
+ * @fleet-title-class, so the frames of a spinner (ten a second) start no
+ * process; only a new class runs the nudge.
+ */
+export function titleHookCommand(nudge: string): string {
+  const cls = titleClassFormat();
+  return `if-shell -F '#{!=:#{${TITLE_CLASS_OPTION}},${cls}}' { set-option -p -F ${TITLE_CLASS_OPTION} '${cls}' ; ${nudge} }`;
+}
+
+/** The pane option where the title hook keeps each pane's title class. */
+export const TITLE_CLASS_OPTION = '@fleet-title-class';
+const TITLE_HOOK = 'pane-title-changed';
+
 /** Installs the session hooks; false (nothing installed) when the nudge path cannot be put in a tmux command safely. */
 export async function installWakeHooks(tmux: Tmux, nudgeFile: string): Promise<boolean> {
   const cmd = nudgeHookCommand(nudgeFile);
   if (cmd === null) return false;
-  await tmux.chain(HOOKS.map((h) => ['set-hook', '-g', `${h}[${HOOK_INDEX}]`, cmd]));
+  await tmux.chain([...HOOKS.map((h) => ['set-hook', '-g', `${h}[${HOOK_INDEX}]`, cmd]), ['set-hook', '-g', `${TITLE_HOOK}[${HOOK_INDEX}]`, titleHookCommand(cmd)]]);
   return true;
 }
 
 export async function removeWakeHooks(tmux: Tmux): Promise<void> {
-  await tmux.chain(HOOKS.map((h) => ['set-hook', '-gu', `${h}[${HOOK_INDEX}]`])).catch(() => undefined);
+  await tmux.chain([...HOOKS, TITLE_HOOK].map((h) => ['set-hook', '-gu', `${h}[${HOOK_INDEX}]`])).catch(() => undefined);
 }
 
 export interface WakeConfig {
@@ -78,6 +97,8 @@ export class Wakes {
   private tasksChanged: Set<string> | null = null;
   /** Some task directory has no watch (it could not be made, or failed): every task file is looked at. */
   private taskWatchGaps = false;
+  /** Session ids whose signal files (the agents' hooks) changed since taken; null: unknown, read them all. */
+  private signalsChanged: Set<string> | null = null;
 
   constructor(
     private readonly cfg: WakeConfig,
@@ -153,6 +174,14 @@ export class Wakes {
   forgetChanges(): void {
     this.registryChanged = null;
     this.tasksChanged = null;
+    this.signalsChanged = null;
+  }
+
+  /** The session ids whose signal files changed since the last call (null: read every one), and starts a new set. */
+  takeSignalsChanged(): ReadonlySet<string> | null {
+    const changed = this.signalsChanged;
+    this.signalsChanged = new Set();
+    return changed;
   }
 
   /** The jobs whose state files changed since the last call, and starts a new set. */
@@ -177,11 +206,13 @@ export class Wakes {
    */
   private startWatches(): boolean {
     const tasks = tasksDir(this.cfg.home);
-    // The registry changes what rows say, never what tmux holds: no tmux read for it.
+    const signals = signalsDir(this.cfg.home);
+    // The registry and the agents' hooks change what agents say, never what tmux holds: no tmux read for them.
     const dirs: [string, boolean][] = [
       [tasks, true],
       [this.cfg.registryDir, false],
       [runDir(this.cfg.home), true],
+      [signals, false],
     ];
     let started = false;
     for (const [dir, tmuxToo] of dirs) {
@@ -198,6 +229,13 @@ export class Wakes {
           if (dir === this.cfg.registryDir) {
             if (name && this.registryChanged) this.registryChanged.add(String(name));
             else this.registryChanged = null;
+          }
+          if (dir === signals) {
+            // <sid>.json renamed into place; the temp files it is written through are not news.
+            const file = name ? String(name) : '';
+            if (file.startsWith('.')) return;
+            if (file.endsWith('.json') && this.signalsChanged) this.signalsChanged.add(file.slice(0, -'.json'.length));
+            else this.signalsChanged = null;
           }
           this.on.wake(tmuxToo);
         });
@@ -277,7 +315,8 @@ export class Wakes {
     let changed = false;
     let tasksChanged = false;
     const tasks = tasksDir(this.cfg.home);
-    for (const dir of [tasks, this.cfg.registryDir]) {
+    const signals = signalsDir(this.cfg.home);
+    for (const dir of [tasks, this.cfg.registryDir, signals]) {
       const sig = await stat(dir).then(
         (s) => `${s.mtimeMs}:${s.ino}`,
         () => 'missing',
@@ -288,7 +327,8 @@ export class Wakes {
           tasksChanged = true;
           this.tasksChanged = null;
         }
-        // Something the watch may have missed: read every row.
+        // Something the watch may have missed: read every row (every signal).
+        else if (dir === signals) this.signalsChanged = null;
         else this.registryChanged = null;
         // Gone or replaced (another inode): its watch sees nothing more; the next lines start a new one.
         const inode = (s: string | undefined) => s?.split(':')[1];
@@ -300,8 +340,9 @@ export class Wakes {
       this.sigs[dir] = sig;
     }
     // A directory watched only from now: what was written before the watch is read (every row).
-    if (this.dirWatchers.size < 3 && this.startWatches()) {
+    if (this.dirWatchers.size < WATCHED_DIRS && this.startWatches()) {
       this.registryChanged = null;
+      this.signalsChanged = null;
       changed = true;
     }
     // Each watched job's state file: one lstat each; a job whose directory could not be watched is tried again.

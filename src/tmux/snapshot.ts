@@ -38,6 +38,8 @@ export const PANE_FIELDS = {
   window: '#{window_id}',
   /** The background job a window was opened for (a window option set by the dashboard), or ''. */
   job: '#{@fleet-job}',
+  /** The title the pane's program set (Codex CLI and Gemini CLI tell their state there: src/agents/state.ts), cut. */
+  title: '#{=100:pane_title}',
 } as const;
 
 export type SessionSnap = Record<keyof typeof SESSION_FIELDS, string>;

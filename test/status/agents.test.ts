@@ -35,6 +35,7 @@ function fleet(rows: LiveRow[], sessions: SessionSnap[]) {
     registry: { dir: '/reg', readable: true, entries: [], malformed: 0 },
     rows,
     recorded: new Map(),
+    signals: new Map(),
   };
   return { snap, data, view: computeView(snap, data, new HopTracker()) };
 }
@@ -193,13 +194,13 @@ describe('the OWNER column and the status line name the same owner', () => {
 
 describe('#{fleet_agent} with a needs sentence', () => {
   it('shows the sentence cut to 40 characters, else waitingFor as before', () => {
-    const hop = (needs: string | null) => ({ agent: { sessionId: 'x', status: 'waiting', waitingFor: 'approve Bash', needs, alive: true } }) as never;
+    const hop = (needs: string | null) => ({ agent: { sessionId: 'x', status: 'waiting', waitingFor: 'approve Bash', needs, alive: true } });
     const styles = stylesFrom({});
     const long = 'Approve running rm -rf node_modules in /work/b before it can go on';
-    const seg = agentSegment(hop(long), styles);
+    const seg = agentSegment(hop(long).agent, styles);
     expect(seg).toBe('#[fg=black,bg=yellow,bold] ! Approve running rm -rf node_modules in… #[default]');
     expect([...'Approve running rm -rf node_modules in…'].length).toBeLessThanOrEqual(40);
-    expect(agentSegment(hop(null), styles)).toContain('waiting: approve Bash');
+    expect(agentSegment(hop(null).agent, styles)).toContain('waiting: approve Bash');
     expect(renderAgent({ sessionId: 'x', status: 'idle', waitingFor: null, needs: 'Pick a branch', alive: true })).toBe('Pick a branch');
   });
 });

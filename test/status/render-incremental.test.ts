@@ -102,10 +102,10 @@ async function makeFleet(random: () => number) {
     const task = i < 5 ? `task-${i}` : i === 5 ? 'task-0' : 'task-5';
     const nonce = i === 6 ? NONCE_5 : '';
     sessions.push({ name: name(i), created: String(Math.floor(now / 1000)), attached: '0', stamp: sid(i + 1), nonce, task, agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' });
-    panes.push({ session: name(i), id: `%${i}`, pid: String(pid), window: `@${i}`, job: '' });
+    panes.push({ session: name(i), id: `%${i}`, pid: String(pid), window: `@${i}`, job: '', title: '' });
   }
   // s3 has a second window where Codex runs.
-  panes.push({ session: name(3), id: '%50', pid: String(procs[procs.length - 1]!.pid), window: '@50', job: '' });
+  panes.push({ session: name(3), id: '%50', pid: String(procs[procs.length - 1]!.pid), window: '@50', job: '', title: '' });
   const jobPids: number[] = [];
   JOBS.forEach((jobId, j) => {
     const pid = procs[SESSIONS + j]!.pid!;
@@ -191,7 +191,7 @@ describe('an incremental wake shows what a full render shows', () => {
     // s9 carries that stamp too, with the process it recorded: running, then exited.
     const running = procs[0]!.pid!;
     snapshot.sessions.push({ ...s6, name: 's9', nonce: '', task: '', agentProc: `claude ${running} ${procStartTicks(running)}` });
-    snapshot.panes.push({ session: 's9', id: '%90', pid: String(procs[0]!.pid), window: '@90', job: '' });
+    snapshot.panes.push({ session: 's9', id: '%90', pid: String(procs[0]!.pid), window: '@90', job: '', title: '' });
     const incremental = makeRender(home, registry);
     // Read now: the render keeps its values map and changes it in place.
     const before = (await incremental(snapshot, { registryOnly: false, registryChanged: null })).values.get('s7')!['@fleet-owner'];
@@ -236,7 +236,7 @@ describe('an incremental wake shows what a full render shows', () => {
         const n = `n${counter++}`;
         const pid = pick(procs).pid!;
         s.sessions.push({ name: n, created: String(Math.floor(Date.now() / 1000)), attached: '0', stamp: pick(stamps()), nonce: pick(['', NONCE_5]), task: pick(slugs), agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' });
-        s.panes.push({ session: n, id: `%${100 + counter}`, pid: String(pid), window: `@${100 + counter}`, job: '' });
+        s.panes.push({ session: n, id: `%${100 + counter}`, pid: String(pid), window: `@${100 + counter}`, job: '', title: '' });
         return `create ${n} pane pid ${pid}`;
       },
       stamp: (s) => {
@@ -271,7 +271,7 @@ describe('an incremental wake shows what a full render shows', () => {
         if (!s6) {
           const n = `%${200 + counter++}`;
           s.sessions.push({ name: 's6', created: '1', attached: '0', stamp: pick(stamps()), nonce: pick([NONCE_5, NONCE_5, NONCE_X]), task: 'task-5', agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' });
-          s.panes.push({ session: 's6', id: n, pid: String(pick(procs).pid!), window: `@${n}`, job: '' });
+          s.panes.push({ session: 's6', id: n, pid: String(pick(procs).pid!), window: `@${n}`, job: '', title: '' });
           return 'create s6';
         }
         const what = pick(['close', 'rename', 'nonce', 'stamp'] as const);

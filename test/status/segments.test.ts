@@ -19,9 +19,9 @@ describe('short forms', () => {
   it('the hop without its ids, the agent without its text, in the same badge', () => {
     expect(hopSegment(hop(), styles)).toBe('#[fg=black,bg=cyan] ↪ 10e3 → e9e4 #[default]');
     expect(hopShortSegment(hop(), styles)).toBe('#[fg=black,bg=cyan] ↪ #[default]');
-    expect(agentSegment(hop(), styles)).toBe('#[fg=black,bg=yellow,bold] ! waiting: approve Bash #[default]');
-    expect(agentSegment(hop(), styles, true)).toBe('#[fg=black,bg=yellow,bold] ! #[default]');
-    expect(agentSegment(hop({ status: 'busy', waitingFor: null }), styles, true)).toBe('#[fg=white,bg=blue] ⚙ #[default]');
+    expect(agentSegment(hop().agent, styles)).toBe('#[fg=black,bg=yellow,bold] ! waiting: approve Bash #[default]');
+    expect(agentSegment(hop().agent, styles, true)).toBe('#[fg=black,bg=yellow,bold] ! #[default]');
+    expect(agentSegment(hop({ status: 'busy', waitingFor: null }).agent, styles, true)).toBe('#[fg=white,bg=blue] ⚙ #[default]');
   });
 
   it('nothing to show: nothing short either; an icon set to a space draws no short form', () => {

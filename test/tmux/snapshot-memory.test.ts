@@ -33,9 +33,9 @@ function output(read: number): string {
       agentShort: '#[fg=yellow] ⏳ #[default]',
     };
     lines.push(['S', ...Object.keys(SESSION_FIELDS).map((k) => session[k as keyof typeof session])].join(FIELD_SEP));
-    lines.push(['P', `session-number-${i}`, `%${i}`, String(2000 + i), `@${i}`, ''].join(FIELD_SEP));
+    lines.push(['P', `session-number-${i}`, `%${i}`, String(2000 + i), `@${i}`, '', `⠏ Write a haiku number ${i} | work`].join(FIELD_SEP));
   }
-  expect(Object.keys(PANE_FIELDS)).toHaveLength(5);
+  expect(Object.keys(PANE_FIELDS)).toHaveLength(6);
   return `${lines.join('\n')}\n`;
 }
 
