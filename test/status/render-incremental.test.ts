@@ -104,8 +104,10 @@ async function makeFleet(random: () => number) {
     sessions.push({ name: name(i), created: String(Math.floor(now / 1000)), attached: '0', stamp: sid(i + 1), nonce, task, agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' });
     panes.push({ session: name(i), id: `%${i}`, pid: String(pid), window: `@${i}`, job: '', title: '' });
   }
-  // s3 has a second window where Codex runs.
+  // s3 has a second window where Codex runs; cx is Codex's own session, stamped with an id no row holds (its title tells its state).
   panes.push({ session: name(3), id: '%50', pid: String(procs[procs.length - 1]!.pid), window: '@50', job: '', title: '' });
+  sessions.push({ name: 'cx', created: String(Math.floor(now / 1000)), attached: '0', stamp: sid(600), nonce: '', task: '', agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' });
+  panes.push({ session: 'cx', id: '%51', pid: String(procs[procs.length - 1]!.pid), window: '@51', job: '', title: '⠏ Write a haiku | work' });
   const jobPids: number[] = [];
   JOBS.forEach((jobId, j) => {
     const pid = procs[SESSIONS + j]!.pid!;
@@ -163,22 +165,60 @@ async function makeFleet(random: () => number) {
     return changed;
   };
   const snapshot: Snapshot = { sessions, clients: [], panes, config: {} };
-  return { snapshot, rows, tabs, pick, changeRows };
+  await rm(join(home, 'signals'), { recursive: true, force: true });
+  await mkdir(join(home, 'signals'), { recursive: true, mode: 0o700 });
+  /**
+   * One or two agents' hooks say something new (src/agents/signals.ts): a signal
+   * written for a stamp, from its own pane or another, or removed; the ids changed.
+   */
+  const changeSignals = async (s: Snapshot): Promise<Set<string>> => {
+    const changed = new Set<string>();
+    const n = 1 + Math.floor(random() * 2);
+    for (let k = 0; k < n; k++) {
+      const id = pick([...s.sessions.map((x) => x.stamp).filter(Boolean), sid(1), sid(777)]);
+      const file = join(home, 'signals', `${id}.json`);
+      if (random() < 0.2) await unlink(file).catch(() => undefined);
+      else {
+        const state = pick(['busy', 'idle', 'waiting'] as const);
+        const signal = {
+          agent: pick(['claude', 'codex', 'gemini']),
+          sessionId: id,
+          pane: pick([...s.panes.map((p) => p.id), '%999']),
+          event: 'x',
+          state,
+          needs: state === 'waiting' ? pick([null, 'approve Bash: ls -la /', 'approve Shell: rm x']) : null,
+          at: Date.now() + pick([-60_000, 0, 0]),
+        };
+        await writeFile(file, JSON.stringify(signal), { mode: 0o600 });
+      }
+      changed.add(id);
+    }
+    return changed;
+  };
+  return { snapshot, rows, tabs, pick, changeRows, changeSignals };
 }
+
+/** Titles the agents give their panes (src/agents/state.ts), and others. */
+const TITLES = ['', 'vm', '⠏ Write a haiku | work', '[ ! ] Action Required | Write | work', 'Write a haiku | work', '✦ Working… (work)', '✋ Action Required (work)', '◇ Ready (work)'];
 
 const segments = (values: Map<string, Record<string, string>>) => JSON.stringify([...values].sort(([a], [b]) => a.localeCompare(b)));
 
 describe('an incremental wake shows what a full render shows', () => {
-  it.each([1, 2, 3])('seed %i: 80 wakes of random row changes, every segment of every session the same', async (seed) => {
+  it.each([1, 2, 3])('seed %i: 80 wakes of random row and hook-signal changes, every segment of every session the same', async (seed) => {
     const random = prng(seed);
-    const { snapshot, changeRows } = await makeFleet(random);
+    const { snapshot, changeRows, changeSignals, pick } = await makeFleet(random);
+    // Some sessions run agents that write no row (their recorded process says which), their panes titled as those agents title them.
+    snapshot.sessions[1]!.agentProc = `codex ${procs[1]!.pid} ${procStartTicks(procs[1]!.pid!)}`;
+    snapshot.sessions[2]!.agentProc = `gemini ${procs[2]!.pid} ${procStartTicks(procs[2]!.pid!)}`;
+    for (const p of snapshot.panes) p.title = pick(TITLES);
     const incremental = makeRender(home, registry);
     await incremental(snapshot, { registryOnly: false, registryChanged: null });
     for (let wake = 0; wake < 80; wake++) {
-      const changed = await changeRows();
-      const inc = await incremental(snapshot, { registryOnly: true, registryChanged: changed, jobsChanged: new Set() });
+      const signals = random() < 0.4 ? await changeSignals(snapshot) : new Set<string>();
+      const changed = signals.size > 0 && random() < 0.5 ? new Set<string>() : await changeRows();
+      const inc = await incremental(snapshot, { registryOnly: true, registryChanged: changed, jobsChanged: new Set(), signalsChanged: signals });
       const full = await makeRender(home, registry)(structuredClone(snapshot), { registryOnly: false, registryChanged: null });
-      expect(segments(inc.values), `seed ${seed}, wake ${wake}: ${[...changed].join(' ')}`).toBe(segments(full.values));
+      expect(segments(inc.values), `seed ${seed}, wake ${wake}: ${[...changed, ...signals].join(' ')}`).toBe(segments(full.values));
     }
   });
 
@@ -207,7 +247,7 @@ describe('an incremental wake shows what a full render shows', () => {
 
   it.each([1, 2, 3])('seed %i: 80 wakes of random tmux changes (sessions renamed, closed, created, stamped, bound; panes moved), rows too at times, every segment the same', async (seed) => {
     const random = prng(seed);
-    const { snapshot, rows, pick, changeRows } = await makeFleet(random);
+    const { snapshot, rows, pick, changeRows, changeSignals } = await makeFleet(random);
     let state = snapshot;
     const incremental = makeRender(home, registry);
     await incremental(state, { registryOnly: false, registryChanged: null });
@@ -262,7 +302,7 @@ describe('an incremental wake shows what a full render shows', () => {
       agentProc: (s) => {
         const target = pick(s.sessions);
         const pid = pick([...procs.map((p) => p.pid!), 4_100_001]);
-        target.agentProc = pick(['', `claude ${pid} ${procStartTicks(pid) ?? 1}`]);
+        target.agentProc = pick(['', ...['claude', 'codex', 'gemini'].map((kind) => `${kind} ${pid} ${procStartTicks(pid) ?? 1}`)]);
         return `agentProc ${target.name} ${target.agentProc}`;
       },
       // task-5's driverPane: s6 closed, renamed away, re-marked or made again, while other sessions show task-5.
@@ -290,6 +330,12 @@ describe('an incremental wake shows what a full render shows', () => {
         else s6.stamp = pick(stamps());
         return `s6 ${what} ${s6.nonce} ${s6.stamp}`;
       },
+      title: (s) => {
+        // Codex's own pane (cx's, wherever it went) half the time: its title is what its state is read from.
+        const pane = (random() < 0.5 && s.panes.find((p) => p.id === '%51')) || pick(s.panes);
+        pane.title = pick(TITLES);
+        return `title ${pane.id} ${pane.title}`;
+      },
       movePane: (s) => {
         const pane = pick(s.panes);
         const to = pick(s.sessions);
@@ -305,10 +351,11 @@ describe('an incremental wake shows what a full render shows', () => {
       for (let k = 0; k < n; k++) said.push(edits[pick(Object.keys(edits))]!(next));
       state = sorted(next);
       const changed = random() < 0.3 ? await changeRows() : new Set<string>();
-      const inc = await incremental(state, { registryOnly: false, registryChanged: changed, jobsChanged: new Set() });
+      const signals = random() < 0.3 ? await changeSignals(state) : new Set<string>();
+      const inc = await incremental(state, { registryOnly: false, registryChanged: changed, jobsChanged: new Set(), signalsChanged: signals });
       if (inc.recomputed !== undefined && inc.recomputed < state.sessions.length) incremental_wakes++;
       const full = await makeRender(home, registry)(structuredClone(state), { registryOnly: false, registryChanged: null });
-      expect(segments(inc.values), `seed ${seed}, wake ${wake}: ${said.join('; ')} ${[...changed].join(' ')}`).toBe(segments(full.values));
+      expect(segments(inc.values), `seed ${seed}, wake ${wake}: ${said.join('; ')} ${[...changed, ...signals].join(' ')}`).toBe(segments(full.values));
     }
     // Most wakes computed only some sessions again: the test checks the incremental path, not the full one.
     expect(incremental_wakes).toBeGreaterThan(40);
