@@ -19,6 +19,11 @@ export function optionValue(name: FleetOption, read: string | undefined): string
   return read === undefined || read === '' ? DEFAULTS[name] : read;
 }
 
+/** An option whose being set is known: '' when set to '' (how a list is turned off), its default when unset. */
+export function optionValueIfSet(name: FleetOption, set: boolean, read: string | undefined): string {
+  return set ? (read ?? '') : DEFAULTS[name];
+}
+
 /** A non-negative whole number of an option (ms, seconds); the default when the value is not one. */
 export function optionNumber(name: FleetOption, read: string | undefined): number {
   const text = optionValue(name, read?.trim());

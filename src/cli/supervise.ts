@@ -9,6 +9,7 @@ import { rowJobIds } from '../registry/jobs';
 import { ownerSid } from '../tasks/schema';
 import { LivenessReader } from '../registry/liveness';
 import { makeRender, supervisorFormats } from '../status/render';
+import { SUPERVISOR_SET_OPTIONS } from '../status/snapshot-options';
 import { Supervisor } from '../status/supervisor';
 import type { Args } from './types';
 
@@ -78,6 +79,8 @@ export async function makeSupervisor(ctx: Context, replace = false): Promise<Sup
     intervalMs,
     render,
     formats: supervisorFormats(),
+    setOptions: SUPERVISOR_SET_OPTIONS,
+    helperArgv: [process.execPath, process.argv[1] ?? ''],
     deaths: (pids) => liveness.anyGone(pids),
     replace,
   });

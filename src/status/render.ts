@@ -9,6 +9,10 @@ import { HopTracker } from '../registry/hop';
 import { hopToast, shorten } from './hop-text';
 import { ownerSid, type Task } from '../tasks/schema';
 import type { TmuxSnapshot } from '../tmux/snapshot';
+import { setOptionValue } from './snapshot-options';
+import { lookAtFleet, noticesOf, type AgentLook } from './notices';
+import { coalesce, noticeText } from '../notify/notice';
+import { parseChannels } from '../notify/notifier';
 import { fleetAgents, fleetWaiters, ShownIds } from './agents';
 import { agentKindSegment, agentSegment, attentionSegment, hopSegment, hopShortSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
 import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
@@ -22,9 +26,9 @@ import { diffSnapshots, type SnapshotDiff } from './snapshot-diff';
  */
 export const DISCOVERY_RECHECK_MS = 2000;
 
-/** The extra formats the supervisor's snapshot asks for: style options and the poll interval. */
+/** The extra formats the supervisor's snapshot asks for: style options, the poll interval, the notification options. */
 export function supervisorFormats(): Record<string, string> {
-  return { ...styleFormats(), interval: '#{@fleet-interval}' };
+  return { ...styleFormats(), interval: '#{@fleet-interval}', notify: '#{@fleet-notify}', notifyCommand: '#{@fleet-notify-command}', attentionKey: '#{@fleet-attention-key}' };
 }
 
 /**
@@ -48,6 +52,8 @@ export function makeRender(
   const processLiveness = (p: AgentProcess) => agentProcessLiveness(p, (pid) => liveness.stat(pid));
   /** The waits seen at the last render (null before the first): a wait not in it is new and toasts once. */
   let waits: Set<string> | null = null;
+  /** The fleet's agents as the last render saw them (null before the first): a change is a notice (docs/notify.md#events). */
+  let looks: Map<string, AgentLook> | null = null;
   /**
    * The last render, for a wake that only rows or job states changed
    * (docs/status.md#incremental-wakes): its
@@ -177,48 +183,92 @@ export function makeRender(
     const styles = stylesFrom(snapshot.config);
     // Attention across the fleet (docs/status.md#attention): the same value in every session.
     const waiters = fleetWaiters(view, fleetAgents(view, data.rows, proof.agents, shown, true));
-    const attention = attentionSegment(waiters.length, styles);
+    // What this wake tells the person (docs/notify.md#events): a new wait, a turn finished, a failure.
+    const nowLooks = lookAtFleet(view);
+    const agentPane = (session: string): string | null => proof.agents.get(session)?.[0]?.pane ?? found.kinds.get(session)?.pane ?? null;
+    const notices = noticesOf(looks, nowLooks, waits, waiters, agentPane);
+    looks = nowLooks;
+    // The sessions a client shows now: nothing is told about them, and what was unseen there is seen.
+    const shownNow = new Set(snapshot.clients.filter((c) => c.control !== '1').map((c) => c.session));
+    const stamp = Math.floor(Date.now() / 1000);
+    const marks = new Map<string, string>();
+    for (const n of notices) if (n.kind !== 'wait' && n.session !== null && !shownNow.has(n.session)) marks.set(n.session, `${stamp} ${noticeText(n)}`);
+    const unseenOf = (name: string, was: string) => (shownNow.has(name) ? '' : (marks.get(name) ?? was));
     const segmentsOf = (s: SessionView): Record<SegmentOption, string> => ({
       '@fleet-owner': s.slug && s.decision ? ownerSegment(s.slug, s.decision, styles, s.agentGone, s.unprovable !== null) : '',
       '@fleet-hop': hopSegment(s.hop, styles),
       '@fleet-agent': agentSegment(s.state, styles) || agentKindSegment(s.agent, styles),
-      '@fleet-attention': attention,
+      '@fleet-attention': '',
       '@fleet-hop-short': hopShortSegment(s.hop, styles),
       '@fleet-agent-short': agentSegment(s.state, styles, true) || agentKindSegment(s.agent, styles),
+      '@fleet-unseen': unseenOf(s.session, s.unseen),
     });
     let values: Map<string, Record<SegmentOption, string>>;
-    let dirty: ReadonlySet<string> | undefined;
-    const none = { '@fleet-owner': '', '@fleet-hop': '', '@fleet-agent': '', '@fleet-hop-short': '', '@fleet-agent-short': '' };
+    let dirty: Set<string> | undefined;
+    const none = { '@fleet-owner': '', '@fleet-hop': '', '@fleet-agent': '', '@fleet-attention': '', '@fleet-hop-short': '', '@fleet-agent-short': '' };
+    /** The sessions whose values this render set (their attention is set below). */
+    const set = new Set<string>();
     if (base && redo && redone) {
-      // The sessions not computed again keep their values; attention is the fleet's, so a new count goes to all of them.
+      // The sessions not computed again keep their values.
       values = base.values;
       if (diff) for (const name of diff.removed) values.delete(name);
-      for (const name of cleared) values.set(name, { ...none, '@fleet-attention': attention });
-      for (const [name, s] of redone) values.set(name, segmentsOf(s));
-      if (attention !== base.attention) for (const v of values.values()) v['@fleet-attention'] = attention;
+      for (const name of cleared) {
+        values.set(name, { ...none, '@fleet-unseen': unseenOf(name, values.get(name)?.['@fleet-unseen'] ?? '') });
+        set.add(name);
+      }
+      for (const [name, s] of redone) {
+        values.set(name, segmentsOf(s));
+        set.add(name);
+      }
+      // A mark on a session not computed again (a job's turn ended, told under the session that parked it).
+      for (const [name, mark] of marks) {
+        const v = values.get(name);
+        if (v && v['@fleet-unseen'] !== mark) {
+          v['@fleet-unseen'] = mark;
+          set.add(name);
+        }
+      }
       // A new snapshot is compared whole by the supervisor.
-      else if (prev) dirty = redo;
+      if (prev) dirty = new Set([...redo, ...set]);
     } else {
       values = new Map();
-      for (const s of snapshot.sessions) values.set(s.name, { ...none, '@fleet-attention': attention });
-      for (const s of view.sessions) values.set(s.session, segmentsOf(s));
+      const bySession = new Map(snapshot.sessions.map((x) => [x.name, x]));
+      for (const x of snapshot.sessions) values.set(x.name, { ...none, '@fleet-unseen': unseenOf(x.name, x.unseen) });
+      for (const s of view.sessions) values.set(s.session, segmentsOf({ ...s, unseen: bySession.get(s.session)?.unseen ?? s.unseen }));
     }
+    let unseen = 0;
+    for (const v of values.values()) if (v['@fleet-unseen'] !== '') unseen++;
+    const attention = attentionSegment(waiters.length, styles, unseen);
+    // Attention is the fleet's: a new count goes to every session, else to those set now.
+    if (!base || attention !== base.attention) for (const v of values.values()) v['@fleet-attention'] = attention;
+    else for (const name of set) (values.get(name) as Record<SegmentOption, string>)['@fleet-attention'] = attention;
+    if (dirty && base && attention !== base.attention) dirty = undefined;
     const toasts = view.events.map((e) => ({ session: e.session, text: hopToast(e) }));
-    const now = new Set(waiters.map((w) => w.key));
-    if (waits !== null) {
-      for (const w of waiters) {
-        if (waits.has(w.key)) continue;
-        for (const s of snapshot.sessions) toasts.push({ session: s.name, text: `fleet: ${w.who} waits: ${shorten(w.what, 100)}` });
+    const channels = parseChannels(setOptionValue(snapshot.config, '@fleet-notify', 'notify')).channels;
+    if (channels.has('toast') && notices.length > 0) {
+      // Each session's clients: what is not about that session (a job runs in none of its session's panes).
+      for (const x of snapshot.sessions) {
+        const mine = notices.filter((n) => n.session !== x.name || !!n.job);
+        if (mine.length > 0) toasts.push({ session: x.name, text: `fleet: ${shorten(coalesce(mine), 100)}` });
       }
     }
-    waits = now;
+    waits = new Set(waiters.map((w) => w.key));
     const windows = jobWindowValues(
       snapshot.panes,
       { tasks: data.tasks, rows: data.rows, registryReadable: data.registry.readable, recorded: data.recorded },
       styles,
     );
     last = { snapshot, view, values, attention, found, gone: proof.gone, stampPids };
-    return { values, toasts, windows, rowsRead: source.rowsRead - rowsReadBefore, ...(redo ? { recomputed: redo.size } : {}), ...(dirty ? { dirty } : {}) };
+    return {
+      values,
+      toasts,
+      windows,
+      notices,
+      waits,
+      rowsRead: source.rowsRead - rowsReadBefore,
+      ...(redo ? { recomputed: redo.size } : {}),
+      ...(dirty ? { dirty } : {}),
+    };
   };
 }
 

@@ -3,10 +3,15 @@
 // only what changed is written; and the toasts, for the clients of a session.
 import type { OptionChange, Toast } from '../tmux/apply';
 import type { TmuxSnapshot } from '../tmux/snapshot';
+import type { Notice } from '../notify/notice';
 import { oneToastPerClient, toastsFor } from '../tmux/toast';
 
-/** The segments, and the short forms a narrow client shows (docs/status.md#narrow-clients). */
-export const SEGMENT_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent', '@fleet-attention', '@fleet-hop-short', '@fleet-agent-short'] as const;
+/**
+ * The segments, the short forms a narrow client shows (docs/status.md#narrow-clients),
+ * and the session's unseen mark (docs/notify.md#unseen: kept in tmux, so a new
+ * supervisor finds it).
+ */
+export const SEGMENT_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent', '@fleet-attention', '@fleet-hop-short', '@fleet-agent-short', '@fleet-unseen'] as const;
 export type SegmentOption = (typeof SEGMENT_OPTIONS)[number];
 
 /** The options a job's window carries over its session's (docs/status.md#background-jobs). */
@@ -22,6 +27,9 @@ export interface Rendered {
   windows?: WindowValues;
   /** Messages for the clients attached to a session. */
   toasts: { session: string; text: string }[];
+  /** What this render tells the person (docs/notify.md#events), and the keys of the waits that hold now. */
+  notices?: readonly Notice[];
+  waits?: ReadonlySet<string>;
   /** The sessions whose segments this render computed again (absent: all of them). */
   recomputed?: number;
   /** The registry row files this render opened. */
@@ -49,7 +57,7 @@ export interface RenderHint {
 /** Computes what every session should show from one tmux snapshot (reads files, starts no process). */
 export type Render = (snapshot: TmuxSnapshot, hint: RenderHint) => Promise<Rendered>;
 
-type SegmentField = 'owner' | 'hop' | 'agent' | 'attention' | 'hopShort' | 'agentShort';
+type SegmentField = 'owner' | 'hop' | 'agent' | 'attention' | 'hopShort' | 'agentShort' | 'unseen';
 /** Where the snapshot keeps each option's current value (src/tmux/snapshot.ts). */
 const SNAPSHOT_FIELD: Record<SegmentOption, SegmentField> = {
   '@fleet-owner': 'owner',
@@ -58,6 +66,7 @@ const SNAPSHOT_FIELD: Record<SegmentOption, SegmentField> = {
   '@fleet-attention': 'attention',
   '@fleet-hop-short': 'hopShort',
   '@fleet-agent-short': 'agentShort',
+  '@fleet-unseen': 'unseen',
 };
 
 /**

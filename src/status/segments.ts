@@ -18,6 +18,7 @@ export const STYLE_KEYS = [
   'busy',
   'idle',
   'waiting',
+  'done',
 ] as const;
 export type StyleKey = (typeof STYLE_KEYS)[number];
 
@@ -154,12 +155,18 @@ export function agentSegment(state: AgentState | null | undefined, styles: Style
   return short ? iconOnly(styles[key], text) : segment(styles[key], text);
 }
 
-/** Plain text of the attention segment: `2 waiting`, '' when no agent waits. */
+/** Plain text of the attention segment's wait part: `2 waiting`, '' when no agent waits. */
 export function attentionText(waiting: number): string {
   return waiting > 0 ? `${waiting} waiting` : '';
 }
 
-/** @fleet-attention: how many agents of the fleet wait for the user, drawn in the waiting style (`! 2 waiting`). */
-export function attentionSegment(waiting: number, styles: Styles): string {
-  return segment(styles.waiting, attentionText(waiting));
+/**
+ * @fleet-attention: how many agents of the fleet wait for the user, in the
+ * waiting style (`! 2 waiting`), then how many sessions finished while nobody
+ * looked, in the done style (`✓ 1 done`, docs/notify.md#unseen).
+ */
+export function attentionSegment(waiting: number, styles: Styles, unseen = 0): string {
+  const wait = segment(styles.waiting, attentionText(waiting));
+  const done = segment(styles.done, unseen > 0 ? `${unseen} done` : '');
+  return wait && done ? `${wait} ${done}` : wait || done;
 }

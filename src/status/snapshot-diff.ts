@@ -5,7 +5,7 @@ import { titleClass } from '../agents/state';
 import type { SessionSnap, TmuxSnapshot } from '../tmux/snapshot';
 
 /** The fields of a session a view is computed from (the segment options it shows are outputs, not inputs). */
-const INPUT_FIELDS = ['created', 'attached', 'stamp', 'nonce', 'task', 'agentProc'] as const satisfies readonly (keyof SessionSnap)[];
+const INPUT_FIELDS = ['created', 'attached', 'stamp', 'nonce', 'task', 'agentProc', 'unseen'] as const satisfies readonly (keyof SessionSnap)[];
 
 export interface SnapshotDiff {
   /** Sessions of the new snapshot that are new, or whose inputs or panes differ, by name. */

@@ -20,6 +20,8 @@ import { applyChanges } from '../tmux/apply';
 import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
 import { applyToSnapshot, diffSegments, diffWindows, toastsForClients, type Render, type WindowValues } from './segment-writes';
 import { acquirePidFile, releasePidFile } from './supervisor-lock';
+import { Notifier, parseChannels, type NotifyWorld } from '../notify/notifier';
+import { setOptionValue } from './snapshot-options';
 import { installWakeHooks, removeWakeHooks, Wakes } from './wakes';
 
 /** The pause between a wake and its tick: the several events of one write arrive together. */
@@ -60,6 +62,10 @@ export interface SupervisorConfig {
   render: Render;
   /** Extra formats read with every snapshot (style options). */
   formats?: Record<string, string>;
+  /** Global options whose being set the snapshot reads (src/tmux/snapshot.ts). */
+  setOptions?: readonly string[];
+  /** The argv that runs this helper (the command channel's FLEET_JUMP, a desktop notification's action). */
+  helperArgv?: readonly string[];
   /** Whether any of the watched processes has gone (the render's liveness reader answers it cheaply). */
   deaths?: (pids: readonly number[]) => boolean;
   /** Stop the supervisor running for this server, then take its place (a new build's, docs/status.md#updates). */
@@ -94,8 +100,13 @@ export class Supervisor {
   /** The window options this supervisor wrote last (job windows), to write only what changes. */
   private lastWindows: WindowValues = new Map();
   private readonly debug = process.env.TMUX_FLEET_DEBUG === '1';
+  /** The hooks that wake it when a client attaches, leaves or switches are installed: its snapshot's clients are current. */
+  private clientHooks = false;
+  /** Says each wake's notices beyond tmux (docs/notify.md). */
+  readonly notifier: Notifier;
 
   constructor(private readonly cfg: SupervisorConfig) {
+    this.notifier = new Notifier({ log: (m) => this.log(m), env: process.env, now: Date.now });
     this.pidFile = supervisorPidFile(cfg.home, cfg.socketPath);
     this.server = processIdentity(cfg.serverPid);
     this.nudgeFile = join(runDir(cfg.home), `nudge-${serverKey(cfg.socketPath)}`);
@@ -131,7 +142,7 @@ export class Supervisor {
       await writeFile(this.nudgeFile, '', { mode: 0o600 });
       if (!(await installWakeHooks(this.cfg.tmux, this.nudgeFile))) {
         this.log(`no session hooks: the path ${JSON.stringify(this.nudgeFile)} holds a character tmux would parse; new sessions are seen by the poll`);
-      }
+      } else this.clientHooks = true;
       this.wakes.start();
       process.on('SIGTERM', this.onStop);
       process.on('SIGINT', this.onStop);
@@ -263,8 +274,8 @@ export class Supervisor {
       const computed = rendered.recomputed ?? snapshot.sessions.length;
       this.stats.sessions += computed;
       this.stats.rowsRead += rendered.rowsRead ?? 0;
-      // Toasts name clients: a cached client list may be stale, so read tmux afresh.
-      if (rendered.toasts.length > 0 && snapshot === this.last) snapshot = await this.read();
+      // Toasts and notifications name clients: without the client hooks a cached client list may be stale, so read tmux afresh.
+      if ((rendered.toasts.length > 0 || (rendered.notices?.length ?? 0) > 0) && snapshot === this.last && !this.clientHooks) snapshot = await this.read();
       const windows = rendered.windows ?? new Map();
       // A fresh snapshot (toasts) may differ anywhere: compared whole.
       const dirty = snapshot === this.last ? rendered.dirty : undefined;
@@ -273,6 +284,7 @@ export class Supervisor {
       const changes = [...diffSegments(snapshot, rendered.values, dirty), ...diffWindows(this.lastWindows, windows, existing)];
       const toasts = toastsForClients(snapshot, rendered.toasts);
       const applied = await applyChanges(this.cfg.tmux, changes, toasts);
+      this.notifier.say(rendered.notices ?? [], this.notifyWorld(snapshot), rendered.waits ?? new Set());
       this.stats.writes += applied.calls;
       this.stats.options += changes.length;
       if (this.debug) {
@@ -315,7 +327,22 @@ export class Supervisor {
 
   private read(): Promise<TmuxSnapshot> {
     this.stats.reads++;
-    return readSnapshot(this.cfg.tmux, this.cfg.formats);
+    return readSnapshot(this.cfg.tmux, this.cfg.formats, this.cfg.setOptions);
+  }
+
+  /** What the notifier needs of the server (docs/notify.md): its clients and panes, the channels and how to jump. */
+  private notifyWorld(snapshot: TmuxSnapshot): NotifyWorld {
+    const config = snapshot.config;
+    const key = setOptionValue(config, '@fleet-attention-key', 'attentionKey').trim().split(/\s+/)[0] ?? '';
+    const jumpArgv = this.cfg.helperArgv ? [...this.cfg.helperArgv, 'attention', '--jump', '--home', this.cfg.home, '--socket-path', this.cfg.socketPath] : [];
+    return {
+      clients: snapshot.clients,
+      panes: new Map(snapshot.panes.map((p) => [p.id, { id: p.id, session: p.session, tty: p.tty, active: p.active === '1', job: p.job }])),
+      channels: parseChannels(setOptionValue(config, '@fleet-notify', 'notify')).channels,
+      command: config.notifyCommand ?? '',
+      jumpHint: key ? `prefix ${key}` : 'tmux-fleet attention --jump',
+      jumpArgv,
+    };
   }
 
   stop(code: number, why: string): void {
@@ -327,6 +354,7 @@ export class Supervisor {
 
   private async cleanup(): Promise<void> {
     if (this.debounce) clearTimeout(this.debounce);
+    this.notifier.stop();
     this.wakes.stop();
     process.off('SIGUSR2', this.onNudge);
     process.off('SIGTERM', this.onStop);

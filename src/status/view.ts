@@ -311,6 +311,8 @@ export interface SessionView {
    * when nothing tells.
    */
   state: AgentState | null;
+  /** What finished here while no client showed it (@fleet-unseen: `<epoch s> <sentence>`), '' when seen. */
+  unseen: string;
 }
 
 export interface TaskView {
@@ -563,6 +565,7 @@ function sessionView(s: SessionSnap, v: ViewInputs, hops: ReadonlyMap<string, Se
     agent,
     unprovable: v.proof.unprovable?.get(s.name) ?? null,
     state: sessionAgentState(s, agent, hop, v),
+    unseen: s.unseen ?? '',
   };
 }
 

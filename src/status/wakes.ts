@@ -19,8 +19,9 @@ import { titleClassFormat } from '../agents/state';
 const HOOK_INDEX = 4711;
 /** The directories watched: tasks, the registry, run (the nudge), signals. */
 const WATCHED_DIRS = 4;
-// Windows too: a window opened for a background job shows the job (job-windows.ts).
-const HOOKS = ['session-created', 'session-closed', 'session-renamed', 'window-linked', 'window-unlinked'];
+// Windows too: a window opened for a background job shows the job (job-windows.ts). Clients too: what a client
+// shows is seen (docs/notify.md#unseen), and the snapshot's client list is then always the one toasts go to.
+const HOOKS = ['session-created', 'session-closed', 'session-renamed', 'window-linked', 'window-unlinked', 'client-session-changed', 'client-detached'];
 
 /**
  * The hook command that touches the nudge file. tmux parses it when the hook

@@ -9,7 +9,7 @@ import { parseRows, type Tmux } from './client';
 import { CLIENT_FIELDS, type ClientSnap } from './snapshot';
 
 /** The toasts for one session's clients, from a client list (e.g. a snapshot's), each shown for @fleet-message-time: pure. */
-export function toastsFor(clients: readonly ClientSnap[], session: string, text: string): Toast[] {
+export function toastsFor(clients: readonly Pick<ClientSnap, 'name' | 'session' | 'control' | 'messageTime'>[], session: string, text: string): Toast[] {
   return clients
     .filter((c) => c.session === session && c.control !== '1' && c.name !== '')
     .map((c) => ({ client: c.name, text, durationMs: messageTimeMs(c.messageTime) }));

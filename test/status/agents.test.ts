@@ -25,7 +25,7 @@ const T0 = Date.parse('2026-12-01T02:00:00Z');
 const live = (row: Partial<RegistryRow> & { pid: number; sessionId: string }): LiveRow => ({ row: row as RegistryRow, liveness: 'live', alive: true });
 
 function session(name: string, stamp: string, task = ''): SessionSnap {
-  return { name, created: String(T0 / 1000), attached: '0', stamp, nonce: '', task, agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' };
+  return { name, created: String(T0 / 1000), attached: '0', stamp, nonce: '', task, agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '', unseen: '' };
 }
 
 function fleet(rows: LiveRow[], sessions: SessionSnap[]) {

@@ -101,13 +101,13 @@ async function makeFleet(random: () => number) {
     rows.set(pid, { pid, sessionId: sid(i + 1), kind: 'interactive', status: 'idle', procStart: String(procStartTicks(pid)), startedAt: now, updatedAt: now });
     const task = i < 5 ? `task-${i}` : i === 5 ? 'task-0' : 'task-5';
     const nonce = i === 6 ? NONCE_5 : '';
-    sessions.push({ name: name(i), created: String(Math.floor(now / 1000)), attached: '0', stamp: sid(i + 1), nonce, task, agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' });
-    panes.push({ session: name(i), id: `%${i}`, pid: String(pid), window: `@${i}`, job: '', title: '' });
+    sessions.push({ name: name(i), created: String(Math.floor(now / 1000)), attached: '0', stamp: sid(i + 1), nonce, task, agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '', unseen: '' });
+    panes.push({ session: name(i), id: `%${i}`, pid: String(pid), window: `@${i}`, job: '', title: '', active: '1', tty: '' });
   }
   // s3 has a second window where Codex runs; cx is Codex's own session, stamped with an id no row holds (its title tells its state).
-  panes.push({ session: name(3), id: '%50', pid: String(procs[procs.length - 1]!.pid), window: '@50', job: '', title: '' });
-  sessions.push({ name: 'cx', created: String(Math.floor(now / 1000)), attached: '0', stamp: sid(600), nonce: '', task: '', agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' });
-  panes.push({ session: 'cx', id: '%51', pid: String(procs[procs.length - 1]!.pid), window: '@51', job: '', title: '⠏ Write a haiku | work' });
+  panes.push({ session: name(3), id: '%50', pid: String(procs[procs.length - 1]!.pid), window: '@50', job: '', title: '', active: '1', tty: '' });
+  sessions.push({ name: 'cx', created: String(Math.floor(now / 1000)), attached: '0', stamp: sid(600), nonce: '', task: '', agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '', unseen: '' });
+  panes.push({ session: 'cx', id: '%51', pid: String(procs[procs.length - 1]!.pid), window: '@51', job: '', title: '⠏ Write a haiku | work', active: '1', tty: '' });
   const jobPids: number[] = [];
   JOBS.forEach((jobId, j) => {
     const pid = procs[SESSIONS + j]!.pid!;
@@ -203,6 +203,15 @@ const TITLES = ['', 'vm', '⠏ Write a haiku | work', '[ ! ] Action Required | W
 
 const segments = (values: Map<string, Record<string, string>>) => JSON.stringify([...values].sort(([a], [b]) => a.localeCompare(b)));
 
+/**
+ * What tmux holds after the supervisor's write (applyToSnapshot): the unseen
+ * marks, the one value a render reads back (docs/notify.md#unseen), so a
+ * full render from the snapshot knows them as the incremental one does.
+ */
+const written = (snapshot: Snapshot, values: Map<string, Record<string, string>>) => {
+  for (const s of snapshot.sessions) s.unseen = values.get(s.name)?.['@fleet-unseen'] ?? s.unseen;
+};
+
 describe('an incremental wake shows what a full render shows', () => {
   it.each([1, 2, 3])('seed %i: 80 wakes of random row and hook-signal changes, every segment of every session the same', async (seed) => {
     const random = prng(seed);
@@ -217,6 +226,7 @@ describe('an incremental wake shows what a full render shows', () => {
       const signals = random() < 0.4 ? await changeSignals(snapshot) : new Set<string>();
       const changed = signals.size > 0 && random() < 0.5 ? new Set<string>() : await changeRows();
       const inc = await incremental(snapshot, { registryOnly: true, registryChanged: changed, jobsChanged: new Set(), signalsChanged: signals });
+      written(snapshot, inc.values);
       const full = await makeRender(home, registry)(structuredClone(snapshot), { registryOnly: false, registryChanged: null });
       expect(segments(inc.values), `seed ${seed}, wake ${wake}: ${[...changed, ...signals].join(' ')}`).toBe(segments(full.values));
     }
@@ -231,7 +241,7 @@ describe('an incremental wake shows what a full render shows', () => {
     // s9 carries that stamp too, with the process it recorded: running, then exited.
     const running = procs[0]!.pid!;
     snapshot.sessions.push({ ...s6, name: 's9', nonce: '', task: '', agentProc: `claude ${running} ${procStartTicks(running)}` });
-    snapshot.panes.push({ session: 's9', id: '%90', pid: String(procs[0]!.pid), window: '@90', job: '', title: '' });
+    snapshot.panes.push({ session: 's9', id: '%90', pid: String(procs[0]!.pid), window: '@90', job: '', title: '', active: '1', tty: '' });
     const incremental = makeRender(home, registry);
     // Read now: the render keeps its values map and changes it in place.
     const before = (await incremental(snapshot, { registryOnly: false, registryChanged: null })).values.get('s7')!['@fleet-owner'];
@@ -275,8 +285,8 @@ describe('an incremental wake shows what a full render shows', () => {
       create: (s) => {
         const n = `n${counter++}`;
         const pid = pick(procs).pid!;
-        s.sessions.push({ name: n, created: String(Math.floor(Date.now() / 1000)), attached: '0', stamp: pick(stamps()), nonce: pick(['', NONCE_5]), task: pick(slugs), agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' });
-        s.panes.push({ session: n, id: `%${100 + counter}`, pid: String(pid), window: `@${100 + counter}`, job: '', title: '' });
+        s.sessions.push({ name: n, created: String(Math.floor(Date.now() / 1000)), attached: '0', stamp: pick(stamps()), nonce: pick(['', NONCE_5]), task: pick(slugs), agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '', unseen: '' });
+        s.panes.push({ session: n, id: `%${100 + counter}`, pid: String(pid), window: `@${100 + counter}`, job: '', title: '', active: '1', tty: '' });
         return `create ${n} pane pid ${pid}`;
       },
       stamp: (s) => {
@@ -310,8 +320,8 @@ describe('an incremental wake shows what a full render shows', () => {
         const s6 = s.sessions.find((x) => x.name === 's6');
         if (!s6) {
           const n = `%${200 + counter++}`;
-          s.sessions.push({ name: 's6', created: '1', attached: '0', stamp: pick(stamps()), nonce: pick([NONCE_5, NONCE_5, NONCE_X]), task: 'task-5', agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '' });
-          s.panes.push({ session: 's6', id: n, pid: String(pick(procs).pid!), window: `@${n}`, job: '', title: '' });
+          s.sessions.push({ name: 's6', created: '1', attached: '0', stamp: pick(stamps()), nonce: pick([NONCE_5, NONCE_5, NONCE_X]), task: 'task-5', agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '', unseen: '' });
+          s.panes.push({ session: 's6', id: n, pid: String(pick(procs).pid!), window: `@${n}`, job: '', title: '', active: '1', tty: '' });
           return 'create s6';
         }
         const what = pick(['close', 'rename', 'nonce', 'stamp'] as const);
@@ -329,6 +339,14 @@ describe('an incremental wake shows what a full render shows', () => {
         if (what === 'nonce') s6.nonce = pick(['', NONCE_5, NONCE_X]);
         else s6.stamp = pick(stamps());
         return `s6 ${what} ${s6.nonce} ${s6.stamp}`;
+      },
+      client: (s) => {
+        // A client on a session, or none: what it shows is seen (its unseen mark goes).
+        const on = pick([...s.sessions.map((x) => x.name), '']);
+        s.clients = on === '' ? [] : [{ name: '/dev/pts/9', session: on, control: '0', messageTime: '', tty: '/dev/pts/9', termname: 'xterm', termtype: '', activity: '1' }];
+        // As tmux counts them: the session a client is on is attached.
+        for (const x of s.sessions) x.attached = x.name === on ? '1' : '0';
+        return `client on ${on || 'nothing'}`;
       },
       title: (s) => {
         // Codex's own pane (cx's, wherever it went) half the time: its title is what its state is read from.
@@ -353,6 +371,7 @@ describe('an incremental wake shows what a full render shows', () => {
       const changed = random() < 0.3 ? await changeRows() : new Set<string>();
       const signals = random() < 0.3 ? await changeSignals(state) : new Set<string>();
       const inc = await incremental(state, { registryOnly: false, registryChanged: changed, jobsChanged: new Set(), signalsChanged: signals });
+      written(state, inc.values);
       if (inc.recomputed !== undefined && inc.recomputed < state.sessions.length) incremental_wakes++;
       const full = await makeRender(home, registry)(structuredClone(state), { registryOnly: false, registryChanged: null });
       expect(segments(inc.values), `seed ${seed}, wake ${wake}: ${said.join('; ')} ${[...changed, ...signals].join(' ')}`).toBe(segments(full.values));

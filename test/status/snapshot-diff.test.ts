@@ -18,9 +18,10 @@ const session = (name: string, over: Partial<SessionSnap> = {}): SessionSnap => 
   attention: '',
   hopShort: '',
   agentShort: '',
+  unseen: '',
   ...over,
 });
-const pane = (s: string, id: string, pid: string, over: Partial<PaneSnap> = {}): PaneSnap => ({ session: s, id, pid, window: '@1', job: '', title: '', ...over });
+const pane = (s: string, id: string, pid: string, over: Partial<PaneSnap> = {}): PaneSnap => ({ session: s, id, pid, window: '@1', job: '', title: '', active: '1', tty: '', ...over });
 const snap = (sessions: SessionSnap[], panes: PaneSnap[], config: Record<string, string> = { interval: '2' }): TmuxSnapshot => ({ sessions, clients: [], panes, config });
 
 const base = snap([session('a', { stamp: 'S1' }), session('b'), session('c', { task: 't' })], [pane('a', '%1', '10'), pane('b', '%2', '20'), pane('c', '%3', '30')]);

@@ -145,12 +145,13 @@ describe('a wake does the work of what changed, and no more', () => {
   it('a row rewritten: that one file read, the one session it touches computed, only the options whose text changed written, in one call, with no tmux read', async () => {
     const before = await settled(sup);
     const was = await shown();
-    await writeRow(name(3), { status: 'idle' });
-    await waitFor(async () => (await agentOf(3)).includes('idle'), 's03 shows idle', 15_000);
+    // Idle to busy: no turn finished, no wait (either would be news for every session's attention count).
+    await writeRow(name(2), { status: 'busy' });
+    await waitFor(async () => (await agentOf(2)).includes('busy'), 's02 shows busy', 15_000);
     const d = delta(before, await settled(sup));
     const changed = differing(was, await shown());
     // The agent segment and its short form: the icon differs between busy and idle.
-    expect(changed).toEqual([`${name(3)} @fleet-agent`, `${name(3)} @fleet-agent-short`]);
+    expect(changed).toEqual([`${name(2)} @fleet-agent`, `${name(2)} @fleet-agent-short`]);
     // One write may come as two watch events: each tick then reads that file and computes that session, no other.
     expect(d.ticks).toBeGreaterThanOrEqual(1);
     expect(d).toMatchObject({ reads: 0, rowsRead: d.ticks, sessions: d.ticks, options: changed.length, writes: 1 });
@@ -160,8 +161,9 @@ describe('a wake does the work of what changed, and no more', () => {
     const before = await settled(sup);
     const was = await shown();
     expect(await agentOf(PARKED)).toContain('busy');
-    await writeRow('job', { status: 'idle' });
-    await waitFor(async () => (await agentOf(PARKED)).includes('idle'), 'the parked session shows the job idle', 15_000);
+    // Busy to a shell running: neither a finished turn nor a wait.
+    await writeRow('job', { status: 'shell' });
+    await waitFor(async () => (await agentOf(PARKED)).includes('shell'), 'the parked session shows the job in a shell', 15_000);
     const d = delta(before, await settled(sup));
     const changed = differing(was, await shown());
     expect(changed).toEqual([`${name(PARKED)} @fleet-agent`, `${name(PARKED)} @fleet-agent-short`]);
@@ -304,9 +306,10 @@ describe('toasts', () => {
       return { ...out, toasts };
     };
     const serverPid = Number((await server.run(['display-message', '-p', '#{pid}'])).trim());
+    // The client first: the supervisor's first read lists it (a client that attaches later wakes it through a hook, a moment after).
+    const client = await attachStatusClient(server, name(2));
     const sup = new Supervisor({ tmux, home: fenv.home, registryDir: registryDir(fenv.env), socketPath, serverPid, intervalMs: 60_000, render, formats: supervisorFormats() });
     const done = sup.run();
-    const client = await attachStatusClient(server, name(2));
     try {
       await waitFor(async () => (await agentOf(3)) !== '', 'the first render', 30_000);
       await settled(sup);
@@ -314,7 +317,8 @@ describe('toasts', () => {
         { session: name(2), text: 'fleet: work came back to 0000' },
         { session: name(2), text: 'fleet: job 7e57ab1e waits: permission prompt' },
       ];
-      await writeRow(name(3), { status: (rows.get(name(3)) as Row).status === 'busy' ? 'idle' : 'busy' });
+      // A row rewritten busy (no turn finished: no notice of the render's own joins these two).
+      await writeRow(name(3), { status: 'busy' });
       await client.waitForStatus('fleet: work came back to 0000 · job 7e57ab1e waits: permission prompt', 15_000);
     } finally {
       await client.kill();

@@ -31,11 +31,12 @@ function output(read: number): string {
       attention: '#[fg=red] ▲ 3 waiting #[default]',
       hopShort: '#[fg=cyan] ↪ #[default]',
       agentShort: '#[fg=yellow] ⏳ #[default]',
+      unseen: '',
     };
     lines.push(['S', ...Object.keys(SESSION_FIELDS).map((k) => session[k as keyof typeof session])].join(FIELD_SEP));
-    lines.push(['P', `session-number-${i}`, `%${i}`, String(2000 + i), `@${i}`, '', `⠏ Write a haiku number ${i} | work`].join(FIELD_SEP));
+    lines.push(['P', `session-number-${i}`, `%${i}`, String(2000 + i), `@${i}`, '', `⠏ Write a haiku number ${i} | work`, '1', `/dev/pts/${i}`].join(FIELD_SEP));
   }
-  expect(Object.keys(PANE_FIELDS)).toHaveLength(6);
+  expect(Object.keys(PANE_FIELDS)).toHaveLength(8);
   return `${lines.join('\n')}\n`;
 }
 

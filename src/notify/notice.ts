@@ -1,0 +1,66 @@
+// What a notification says (docs/notify.md#events): an agent starts waiting,
+// finishes a turn, or fails (Claude Code's "API unavailable", a Driver whose
+// process died while it owned a task), and several of them as one. The
+// supervisor's render finds them (src/status/notices.ts). Pure.
+import type { AgentKind } from '../agents/kind';
+
+export type NoticeKind = 'wait' | 'done' | 'error';
+
+export interface Notice {
+  kind: NoticeKind;
+  /** The agent it is about: `fix-login`, `op-scratch`, `job 45a15a22`. */
+  who: string;
+  /** Its sentence: what it waits for, what failed, `finished`. */
+  what: string;
+  /** The tmux session it runs in (a job: the session that parked it, else none), and its pane when known. */
+  session: string | null;
+  pane: string | null;
+  task: string | null;
+  agent: AgentKind | null;
+  /** A wait's key (Waiter.key): a held notification leaves out a wait that no longer holds. */
+  key?: string;
+  /** A background job's: it runs in no pane of its session, so only a window opened for it shows it. */
+  job?: string | null;
+}
+
+/** Claude Code's words for a failed request (a job's `needs`, its state file's `detail`). */
+const ERROR_RE = /^(API unavailable|API Error)\b/;
+
+/** A wait that is an error: Claude Code gave up on the model and asks for a retry. */
+export function isErrorWait(what: string): boolean {
+  return ERROR_RE.test(what);
+}
+
+const VERB: Record<NoticeKind, [string, string]> = {
+  wait: ['waits', 'wait'],
+  done: ['finished', 'finished'],
+  error: ['failed', 'failed'],
+};
+
+/** One notice as a sentence: `fix-login waits: approve Bash: ls -la /`, `fix-login finished its turn`. */
+export function noticeText(n: Notice): string {
+  if (n.kind === 'done') return `${n.who} finished its turn`;
+  if (n.kind === 'error' && n.what === 'its Driver stopped') return `${n.who}: its Driver stopped`;
+  return `${n.who} ${VERB[n.kind][0]}: ${n.what}`;
+}
+
+/**
+ * Several notices as one notification (docs/notify.md#coalescing): one is
+ * its sentence; more of one kind `3 agents wait: fix-login, add-search, +1`;
+ * of several kinds, each kind's count and names: `2 wait: a, b · 1 finished: c`.
+ */
+export function coalesce(notices: readonly Notice[], names = 2): string {
+  if (notices.length === 0) return '';
+  if (notices.length === 1) return noticeText(notices[0] as Notice);
+  const kinds: NoticeKind[] = ['error', 'wait', 'done'];
+  const parts: string[] = [];
+  for (const kind of kinds) {
+    const of = notices.filter((n) => n.kind === kind);
+    if (of.length === 0) continue;
+    const who = [...new Set(of.map((n) => n.who))];
+    const listed = who.slice(0, names).join(', ') + (who.length > names ? `, +${who.length - names}` : '');
+    const [one, many] = VERB[kind];
+    parts.push(kinds.filter((k) => notices.some((n) => n.kind === k)).length === 1 ? `${of.length} agents ${many}: ${listed}` : `${of.length} ${of.length === 1 ? one : many}: ${listed}`);
+  }
+  return parts.join(' · ');
+}
