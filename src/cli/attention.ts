@@ -17,7 +17,7 @@ export async function run(args: Args, ctx: Context): Promise<number> {
     const jump = await jumpToLongestWait(tmux, ctx.home, registry, client);
     if (ctx.json) writeStdout(`${JSON.stringify(jump)}\n`);
     else if (jump.kind === 'none') writeStdout('no agent waits for you\n');
-    else if (jump.kind === 'session') writeStdout(`${printable(jump.who)}: switched to ${printable(jump.session)}\n`);
+    else if (jump.kind === 'session') writeStdout(`${printable(jump.who)}: switched to ${printable(jump.session)}${jump.unseen ? ' (it finished while nobody looked)' : ''}\n`);
     else writeStdout(`${printable(jump.who)}: opened in ${printable(jump.session)}\n`);
     return 0;
   }

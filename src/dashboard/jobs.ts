@@ -14,6 +14,7 @@ import { sessionTarget } from '../tmux/args';
 import type { Tmux } from '../tmux/client';
 import { switchClient } from '../tmux/switch';
 import { fleetWaiters, readDashboardData } from '../status/agents';
+import { unseenTime } from './rows';
 
 /** A job id as Claude Code writes it, else a UsageError: nothing else reaches a command line (the agent takes no `--`). */
 export function assertJobId(jobId: string): string {
@@ -143,17 +144,24 @@ export async function runAgentJob(tmux: Tmux, verb: 'logs' | 'stop', jobId: stri
   }
 }
 
-/** Where `attention --jump` went: a session switched to, a job opened, or nobody waits. */
-export type Jump = { kind: 'session'; who: string; session: string } | { kind: 'job'; who: string; jobId: string; session: string } | { kind: 'none' };
+/** Where `attention --jump` went: a session switched to, a job opened, or nobody waits and nothing is unseen. */
+export type Jump = { kind: 'session'; who: string; session: string; unseen?: boolean } | { kind: 'job'; who: string; jobId: string; session: string } | { kind: 'none' };
 
 /**
  * The attention key (docs/status.md#attention): the client goes to the agent
- * that has waited longest: a task's session, or the job opened as Enter opens it.
+ * that has waited longest: a task's session, or the job opened as Enter opens
+ * it; with none waiting, to the session that finished unseen first
+ * (docs/notify.md#unseen).
  */
 export async function jumpToLongestWait(tmux: Tmux, home: string, registry: string, client?: string): Promise<Jump> {
   const data = await readDashboardData(tmux, home, registry);
   const first = fleetWaiters(data.view, data.agents)[0];
-  if (!first) return { kind: 'none' };
+  if (!first) {
+    const unseen = data.view.sessions.filter((s) => unseenTime(s.unseen) !== null).sort((a, b) => (unseenTime(a.unseen) as number) - (unseenTime(b.unseen) as number))[0];
+    if (!unseen) return { kind: 'none' };
+    await switchClient(tmux, unseen.session, client);
+    return { kind: 'session', who: unseen.slug ?? unseen.session, session: unseen.session, unseen: true };
+  }
   if (first.target.kind === 'session') {
     await switchClient(tmux, first.target.session, client);
     return { kind: 'session', who: first.who, session: first.target.session };

@@ -37,6 +37,8 @@ export interface DashboardRow {
   attention: boolean;
   /** Since when the row's agent is in its state (epoch ms; -Infinity unknown): the longest wait first. */
   since: number;
+  /** What finished there while no client showed it (docs/notify.md#unseen): when (epoch s), or null when seen. */
+  unseenAt?: number | null;
   /** The bottom line when selected. */
   reason: string;
   /** A task's acceptance gate (spawn --accept) on one line, shown above the reason when selected; '' or absent for none. */
@@ -93,6 +95,7 @@ function agentRow(g: FleetAgent, now: number, home: string): DashboardRow {
 /** Every row, those that need the user first (longest wait first), then tasks, sessions and agents in order. */
 export function dashboardRows(view: FleetView, agents: readonly FleetAgent[] = [], now: number = Date.now(), home: string = homedir()): DashboardRow[] {
   const taskOwner = new Map(view.tasks.map((t) => [t.slug, t.owner]));
+  const unseenOf = new Map(view.sessions.map((s) => [s.session, s.unseen]));
   const rows: DashboardRow[] = view.tasks.map((t) => ({
     kind: 'task',
     session: t.session,
@@ -109,7 +112,8 @@ export function dashboardRows(view: FleetView, agents: readonly FleetAgent[] = [
     ownerGone: t.owner !== '' && t.decision.liveness === 'gone',
     attention: agentWaits(t.state),
     since: endSince(t.hop, t.state),
-    reason: t.owner !== '' && t.decision.liveness === 'gone' ? `${t.decision.reason} · r resumes it (spawn --resume)` : t.decision.reason,
+    reason: withUnseen(t.owner !== '' && t.decision.liveness === 'gone' ? `${t.decision.reason} · r resumes it (spawn --resume)` : t.decision.reason, t.session ? unseenOf.get(t.session) : '', now),
+    unseenAt: unseenTime(t.session ? unseenOf.get(t.session) : ''),
     gate: acceptanceText(t.task),
   }));
   const shown = new Set(rows.map((r) => r.session).filter((s): s is string => s !== null));
@@ -133,12 +137,28 @@ export function dashboardRows(view: FleetView, agents: readonly FleetAgent[] = [
       ownerGone: false,
       attention: agentWaits(s.state),
       since: endSince(s.hop, s.state),
-      reason: s.decision ? s.decision.reason : `session ${s.session}, stamped ${s.stamp}`,
+      reason: withUnseen(s.decision ? s.decision.reason : `session ${s.session}, stamped ${s.stamp}`, s.unseen, now),
+      unseenAt: unseenTime(s.unseen),
     });
   }
   for (const g of agents) rows.push(agentRow(g, now, home));
+  // Those that wait first (longest first), then what finished unseen (oldest first), then the rest in order.
   const first = rows.filter((r) => r.attention).sort((a, b) => a.since - b.since);
-  return [...first, ...rows.filter((r) => !r.attention)];
+  const unseen = rows.filter((r) => !r.attention && r.unseenAt != null).sort((a, b) => (a.unseenAt as number) - (b.unseenAt as number));
+  return [...first, ...unseen, ...rows.filter((r) => !r.attention && r.unseenAt == null)];
+}
+
+/** When an unseen mark was made (`<epoch s> <sentence>`), or null for none. */
+export function unseenTime(mark: string | undefined | null): number | null {
+  const m = /^(\d{1,12}) /.exec(mark ?? '');
+  return m ? Number(m[1]) : null;
+}
+
+/** The reason line with what finished there unseen: `… · finished unseen 3m ago: fix-login finished its turn`. */
+function withUnseen(reason: string, mark: string | undefined, now: number): string {
+  const at = unseenTime(mark);
+  if (at === null) return reason;
+  return `${reason} · unseen, ${age(new Date(at * 1000).toISOString(), now)} ago: ${cell((mark ?? '').slice(String(at).length + 1))}`;
 }
 
 /** The rows whose cells hold `text` (case-insensitive); all rows for ''. */

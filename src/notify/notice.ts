@@ -31,10 +31,11 @@ export function isErrorWait(what: string): boolean {
   return ERROR_RE.test(what);
 }
 
-const VERB: Record<NoticeKind, [string, string]> = {
-  wait: ['waits', 'wait'],
-  done: ['finished', 'finished'],
-  error: ['failed', 'failed'],
+/** Each kind's verb: for one agent, for several of one kind, and for a count among other kinds. */
+const VERB: Record<NoticeKind, [string, string, string]> = {
+  wait: ['waits', 'wait', 'waiting'],
+  done: ['finished', 'finished', 'finished'],
+  error: ['failed', 'failed', 'failed'],
 };
 
 /** One notice as a sentence: `fix-login waits: approve Bash: ls -la /`, `fix-login finished its turn`. */
@@ -47,7 +48,7 @@ export function noticeText(n: Notice): string {
 /**
  * Several notices as one notification (docs/notify.md#coalescing): one is
  * its sentence; more of one kind `3 agents wait: fix-login, add-search, +1`;
- * of several kinds, each kind's count and names: `2 wait: a, b · 1 finished: c`.
+ * of several kinds, each kind's count and names: `2 waiting: a, b · 1 finished: c`.
  */
 export function coalesce(notices: readonly Notice[], names = 2): string {
   if (notices.length === 0) return '';
@@ -59,8 +60,8 @@ export function coalesce(notices: readonly Notice[], names = 2): string {
     if (of.length === 0) continue;
     const who = [...new Set(of.map((n) => n.who))];
     const listed = who.slice(0, names).join(', ') + (who.length > names ? `, +${who.length - names}` : '');
-    const [one, many] = VERB[kind];
-    parts.push(kinds.filter((k) => notices.some((n) => n.kind === k)).length === 1 ? `${of.length} agents ${many}: ${listed}` : `${of.length} ${of.length === 1 ? one : many}: ${listed}`);
+    const [, many, among] = VERB[kind];
+    parts.push(kinds.filter((k) => notices.some((n) => n.kind === k)).length === 1 ? `${of.length} agents ${many}: ${listed}` : `${of.length} ${among}: ${listed}`);
   }
   return parts.join(' · ');
 }

@@ -200,6 +200,10 @@ export interface NotifierIO {
   log(message: string): void;
   env: NodeJS.ProcessEnv;
   now(): number;
+  /** MIN_GAP_MS, COMMAND_TIMEOUT_MS and DESKTOP_ACTION_MS, unless given (tests). */
+  gapMs?: number;
+  commandTimeoutMs?: number;
+  actionTimeoutMs?: number;
 }
 
 /**
@@ -221,7 +225,15 @@ export class Notifier {
   private pending = 0;
   private idleWaiters: (() => void)[] = [];
 
-  constructor(private readonly io: NotifierIO) {}
+  private readonly gapMs: number;
+  private readonly commandMs: number;
+  private readonly actionMs: number;
+
+  constructor(private readonly io: NotifierIO) {
+    this.gapMs = io.gapMs ?? MIN_GAP_MS;
+    this.commandMs = io.commandTimeoutMs ?? COMMAND_TIMEOUT_MS;
+    this.actionMs = io.actionTimeoutMs ?? DESKTOP_ACTION_MS;
+  }
 
   /** The notices of a wake; `current`: the keys of the waits that hold now. */
   say(notices: readonly Notice[], world: NotifyWorld, current: ReadonlySet<string>): void {
@@ -251,7 +263,7 @@ export class Notifier {
     const world = this.world;
     if (!world || this.held.length === 0) return this.settle();
     const now = this.io.now();
-    const next = Math.max(...[...world.channels].filter((c) => c !== 'toast').map((c) => (this.last.get(c) ?? -Infinity) + MIN_GAP_MS));
+    const next = Math.max(...[...world.channels].filter((c) => c !== 'toast').map((c) => (this.last.get(c) ?? -Infinity) + this.gapMs));
     if (next > now) {
       if (this.timer === null) {
         this.timer = setTimeout(() => {
@@ -329,18 +341,18 @@ export class Notifier {
       const r = await runProcess(
         [route.program, '-e', 'on run argv', '-e', 'display notification (item 2 of argv) with title (item 1 of argv)', '-e', 'end run', '--', 'tmux-fleet', `${text}${hint}`],
         route.env,
-        COMMAND_TIMEOUT_MS,
+        this.commandMs,
       );
       if (r.code !== 0) this.failed('desktop', `osascript: ${oneLineText(r.stderr || `exit ${r.code}`, 200)}`);
       return;
     }
     // The action waits for a click (notify-send prints its name); the click jumps there.
-    const r = await runProcess([route.program, '--app-name=tmux-fleet', '--action=jump=Go there', '--', 'tmux-fleet', `${text}${hint}`], route.env, DESKTOP_ACTION_MS);
+    const r = await runProcess([route.program, '--app-name=tmux-fleet', '--action=jump=Go there', '--', 'tmux-fleet', `${text}${hint}`], route.env, this.actionMs);
     if (r.timedOut) return;
     if (r.code !== 0) return this.failed('desktop', `notify-send: ${oneLineText(r.stderr || `exit ${r.code}`, 200)}`);
     if (r.stdout.trim() === 'jump' && world.jumpArgv.length > 0) {
       const client = [...world.clients].filter((c) => c.control !== '1').sort((a, b) => Number(b.activity) - Number(a.activity))[0];
-      const jr = await runProcess([...world.jumpArgv, ...(client ? ['--client', client.name] : [])], this.io.env, COMMAND_TIMEOUT_MS);
+      const jr = await runProcess([...world.jumpArgv, ...(client ? ['--client', client.name] : [])], this.io.env, this.commandMs);
       if (jr.code !== 0) this.failed('desktop', `the jump: ${oneLineText(jr.stderr || `exit ${jr.code}`, 200)}`);
     }
   }
@@ -359,8 +371,8 @@ export class Notifier {
       FLEET_COUNT: String(notices.length),
       FLEET_JUMP: world.jumpArgv.map(shellWord).join(' '),
     };
-    const r = await runProcess(['/bin/sh', '-c', world.command], env, COMMAND_TIMEOUT_MS);
-    if (r.timedOut) this.failed('command', `@fleet-notify-command ran over ${COMMAND_TIMEOUT_MS / 1000} s and was killed`);
+    const r = await runProcess(['/bin/sh', '-c', world.command], env, this.commandMs);
+    if (r.timedOut) this.failed('command', `@fleet-notify-command ran over ${this.commandMs / 1000} s and was killed`);
     else if (r.code !== 0) this.failed('command', `@fleet-notify-command failed (exit ${r.code}): ${oneLineText(r.stderr, 200)}`);
   }
 }
