@@ -1,5 +1,5 @@
 // Process facts from the kernel, without starting a process where /proc exists.
-import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync, readlinkSync } from 'node:fs';
 
 const HAVE_PROC = existsSync('/proc/self/stat');
 
@@ -188,14 +188,33 @@ export function stillRunning(p: ProcessIdentity): boolean {
   return p.start === null || now === null || now === p.start;
 }
 
-/** The first `max` bytes of a /proc file of a process, or null (gone, not ours, no /proc). */
+/** The first `max` bytes of a /proc file of a process (read no further), or null (gone, not ours, no /proc). */
 function readProcFile(pid: number, name: string, max = 64 * 1024): string | null {
   if (!HAVE_PROC || !Number.isInteger(pid) || pid <= 0) return null;
+  return readKernelFile(`/proc/${pid}/${name}`, max);
+}
+
+/** The first `max` bytes of a file of /proc (they tell no size: read until EOF or the cap), or null. */
+function readKernelFile(path: string, max: number): string | null {
+  let fd: number;
   try {
-    const text = readFileSync(`/proc/${pid}/${name}`, 'latin1');
-    return text.length > max ? text.slice(0, max) : text;
+    fd = openSync(path, 'r');
   } catch {
     return null;
+  }
+  try {
+    const buf = Buffer.allocUnsafe(max);
+    let total = 0;
+    while (total < max) {
+      const n = readSync(fd, buf, total, max - total, null);
+      if (n === 0) break;
+      total += n;
+    }
+    return buf.toString('latin1', 0, total);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -236,19 +255,19 @@ export function readExe(pid: number): string | null {
   }
 }
 
-/** What each open file descriptor of a process points at (/proc/<pid>/fd), or null where it cannot be read. */
-export function readFdTargets(pid: number): string[] | null {
-  if (!HAVE_PROC) return null;
+/** Each open file descriptor of a process and what it points at (/proc/<pid>/fd), or null where it cannot be read. */
+export function readFds(pid: number): { fd: number; target: string }[] | null {
+  if (!HAVE_PROC || !Number.isInteger(pid) || pid <= 0) return null;
   let fds: string[];
   try {
     fds = readdirSync(`/proc/${pid}/fd`);
   } catch {
     return null;
   }
-  const out: string[] = [];
+  const out: { fd: number; target: string }[] = [];
   for (const fd of fds) {
     try {
-      out.push(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      out.push({ fd: Number(fd), target: readlinkSync(`/proc/${pid}/fd/${fd}`) });
     } catch {
       /* closed meanwhile */
     }
@@ -257,23 +276,14 @@ export function readFdTargets(pid: number): string[] | null {
 }
 
 /**
- * The inodes an flock is held on (/proc/locks), as `major:minor:inode` text;
- * null without /proc. Not by pid: /proc/locks names the process that took the
- * lock, while the lock belongs to the open file, which the process that took
- * it may have handed on (flock(1), a fork before an exec).
+ * Whether the open file behind a process's descriptor holds a lock: the
+ * `lock:` lines of /proc/<pid>/fdinfo/<fd> (Linux 4.1 and later). The kernel
+ * lists there the locks of that open file only (an flock belongs to the open
+ * file, whichever process took it), never the machine's: /proc/locks lists
+ * every lock of every user, and reading it costs the time of all of them.
  */
-export function flockedInodes(): Set<string> | null {
-  let text: string;
-  try {
-    text = readFileSync('/proc/locks', 'utf8');
-  } catch {
-    return null;
-  }
-  const out = new Set<string>();
-  for (const line of text.split('\n')) {
-    // "3: FLOCK  ADVISORY  WRITE 15313 fe:00:2156553 0 EOF"
-    const m = /^\d+:\s+FLOCK\s+\S+\s+\S+\s+\d+\s+([0-9a-f]+:[0-9a-f]+:\d+)\s/.exec(line);
-    if (m) out.add(m[1] as string);
-  }
-  return out;
+export function fdHoldsLock(pid: number, fd: number): boolean {
+  const info = readProcFile(pid, `fdinfo/${fd}`, 4096);
+  return info !== null && /^lock:\s+\d+:\s+(?:FLOCK|OFDLCK|POSIX)\s/m.test(info);
 }
+

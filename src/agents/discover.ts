@@ -12,9 +12,9 @@
 //   own registry row, <home>/sessions/<pid>.json.
 // Each process is looked at once (its kind, home, argv), kept while it runs;
 // only what changes is read again (Codex's locks, a chat file not yet written).
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { flockedInodes, listedPids, readFdTargets, readProcStat } from '../proc';
+import { fdHoldsLock, listedPids, readFds, readProcStat } from '../proc';
 import { isValidSid } from '../sid';
 import type { LiveRow } from '../registry/liveness';
 import { RegistryRowSchema } from '../registry/schema';
@@ -63,32 +63,25 @@ function uuidTime(sid: string): number | null {
   return sid[14] === '7' ? parseInt(sid.slice(0, 8) + sid.slice(9, 13), 16) : null;
 }
 
-/** The sessions whose thread lock a Codex process holds (the lock file open, an flock on it), newest first. */
+/**
+ * The sessions whose thread lock a Codex process holds (the lock file open, a
+ * lock held through it), newest first. Only the process's own descriptors are
+ * looked at: its fd links and, for a lock file, its fdinfo's `lock:` lines.
+ */
 export function codexThreadLocks(pid: number): string[] {
-  const targets = readFdTargets(pid);
-  if (targets === null) return [];
-  const held = flockedInodes();
-  const found: { sid: string; at: number; held: boolean }[] = [];
-  for (const target of targets) {
+  const fds = readFds(pid);
+  if (fds === null) return [];
+  const found: { sid: string; at: number }[] = [];
+  for (const { fd, target } of fds) {
     const m = LOCK_RE.exec(target);
-    if (!m) continue;
+    if (!m || !fdHoldsLock(pid, fd)) continue;
     try {
-      const st = statSync(target, { bigint: true });
-      found.push({ sid: m[1] as string, at: uuidTime(m[1] as string) ?? Number(st.mtimeMs), held: held?.has(lockInode(st.dev, st.ino)) ?? false });
+      found.push({ sid: m[1] as string, at: uuidTime(m[1] as string) ?? lstatSync(target).mtimeMs });
     } catch {
       /* the lock went meanwhile */
     }
   }
-  // The flock is the proof; where /proc/locks names the file another way (an overlay), the open lock file is.
-  const proven = found.some((f) => f.held) ? found.filter((f) => f.held) : found;
-  return proven.sort((a, b) => b.at - a.at || (a.sid < b.sid ? 1 : -1)).map((f) => f.sid);
-}
-
-/** A file's device and inode as /proc/locks prints them (`major:minor:inode`, the device numbers in hex). */
-export function lockInode(dev: bigint, ino: bigint): string {
-  const major = ((dev >> 8n) & 0xfffn) | ((dev >> 32n) & ~0xfffn);
-  const minor = (dev & 0xffn) | ((dev >> 12n) & ~0xffn);
-  return `${major.toString(16).padStart(2, '0')}:${minor.toString(16).padStart(2, '0')}:${ino}`;
+  return found.sort((a, b) => b.at - a.at || (a.sid < b.sid ? 1 : -1)).map((f) => f.sid);
 }
 
 /** Codex's home for a process: $CODEX_HOME in its environment, else its $HOME/.codex. */

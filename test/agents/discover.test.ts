@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codexDaemonPid, codexThreadLocks, geminiChats, geminiSessionArg, lockInode } from '../../src/agents/discover';
+import { codexDaemonPid, codexThreadLocks, geminiChats, geminiSessionArg } from '../../src/agents/discover';
 import { readProcStat } from '../../src/proc';
 import { makeTempDir, waitFor, type TempDir } from '../helpers/env';
 
@@ -57,11 +57,6 @@ describe("Codex's thread locks", () => {
   it('a process without locks, and one that is gone, hold none', () => {
     expect(codexThreadLocks(process.pid)).toEqual([]);
     expect(codexThreadLocks(4_000_000)).toEqual([]);
-  });
-
-  it('names a device and inode as /proc/locks does', () => {
-    expect(lockInode(BigInt(0xfe00), 2156553n)).toBe('fe:00:2156553');
-    expect(lockInode(BigInt(0x3c), 12n)).toBe('00:3c:12');
   });
 });
 
