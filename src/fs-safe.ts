@@ -127,6 +127,27 @@ export function readRegularFileTail(file: string, maxBytes: number): { bytes: Bu
   }
 }
 
+/**
+ * The first maxBytes of a regular file (all of it when smaller), opened as
+ * readRegularFileBytes opens; `cut` tells whether more followed. For a file
+ * of which only its start matters (a chat's first line), whatever its size.
+ */
+export function readRegularFileHead(file: string, maxBytes: number): { bytes: Buffer; cut: boolean } {
+  const { fd, st } = openRegularFile(file);
+  try {
+    const buf = Buffer.allocUnsafe(Math.min(Math.max(st.size, 0), maxBytes));
+    let total = 0;
+    while (total < buf.length) {
+      const n = readSync(fd, buf, total, buf.length - total, total);
+      if (n === 0) break;
+      total += n;
+    }
+    return { bytes: buf.subarray(0, total), cut: st.size > total };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** readRegularFileBytes as UTF-8 text. */
 export function readRegularFile(file: string, maxBytes: number): string {
   return readRegularFileBytes(file, maxBytes).toString('utf8');

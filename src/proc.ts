@@ -287,3 +287,9 @@ export function fdHoldsLock(pid: number, fd: number): boolean {
   return info !== null && /^lock:\s+\d+:\s+(?:FLOCK|OFDLCK|POSIX)\s/m.test(info);
 }
 
+/** Milliseconds since boot (/proc/uptime), for a process's age from its start ticks; null without /proc. */
+export function readUptimeMs(): number | null {
+  const text = HAVE_PROC ? readKernelFile('/proc/uptime', 64) : null;
+  const s = text === null ? NaN : Number(text.split(' ')[0]);
+  return Number.isFinite(s) ? s * 1000 : null;
+}

@@ -9,15 +9,20 @@
 //   file of that id exists. After an in-app /clear or /resume the argv is
 //   stale: such a row only stamps an unstamped session (firstStampOnly).
 // - Claude Code of another home ($CLAUDE_CONFIG_DIR in its environment): its
-//   own registry row, <home>/sessions/<pid>.json.
+//   own registry row, <home>/sessions/<pid>.json, read as the supervisor's
+//   registry's rows are.
 // Each process is looked at once (its kind, home, argv), kept while it runs;
 // only what changes is read again (Codex's locks, a chat file not yet written).
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+// Every file here is read by the safe reader (no link, no FIFO, capped) or, for
+// a chat, its first bytes only; locks from the agent's own fdinfo, never from
+// /proc/locks (docs/ownership.md#the-stamp-without-the-hook).
+import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fdHoldsLock, listedPids, readFds, readProcStat } from '../proc';
+import { readRegularFileBytes, readRegularFileHead } from '../fs-safe';
+import { fdHoldsLock, listedPids, readFds, readProcStat, readUptimeMs } from '../proc';
 import { isValidSid } from '../sid';
 import type { LiveRow } from '../registry/liveness';
-import { RegistryRowSchema } from '../registry/schema';
+import { readRowFile } from '../registry/reader';
 import { identifyAgent, lookAt, type AgentKind } from './kind';
 
 /**
@@ -102,10 +107,17 @@ export function claudeDirOf(env: ReadonlyMap<string, string>): string | null {
   return dir || null;
 }
 
-/** The daemon of a Codex home that runs now: its pid file names a process that still has the recorded start. */
+/** A pid file is a line of JSON; more is not one. */
+const MAX_PID_FILE_BYTES = 16 * 1024;
+
+/**
+ * The daemon of a Codex home that runs now: its pid file (a regular file, read
+ * by the safe reader) names a process that still has the recorded start.
+ */
 export function codexDaemonPid(home: string): number | null {
   try {
-    const raw = JSON.parse(readFileSync(join(home, 'app-server-daemon', 'daemon.pid'), 'utf8')) as { pid?: unknown; processIdentity?: { startTicks?: unknown } };
+    const text = readRegularFileBytes(join(home, 'app-server-daemon', 'daemon.pid'), MAX_PID_FILE_BYTES).toString('utf8');
+    const raw = JSON.parse(text) as { pid?: unknown; processIdentity?: { startTicks?: unknown } };
     const pid = typeof raw.pid === 'number' ? raw.pid : NaN;
     const stat = readProcStat(pid);
     if (!stat || stat.state === 'Z' || stat.state === 'X') return null;
@@ -126,44 +138,60 @@ export function geminiSessionArg(argv: readonly string[]): string | null {
   return null;
 }
 
-/** Gemini's chat files (newest first) under <gemini dir>/tmp/<project>/chats, with the session id each names first. */
-export function geminiChats(dir: string): { file: string; sid: string; mtimeMs: number }[] {
-  const out: { file: string; sid: string; mtimeMs: number }[] = [];
+/** A chat's first line (its session id) is a few hundred bytes: no more of the file is read. */
+const CHAT_HEAD_BYTES = 4096;
+const CHAT_NAME_RE = /^session-.+-([0-9a-f]{8})\.jsonl$/;
+
+/**
+ * Gemini's chat files under <gemini dir>/tmp/<project>/chats (newest first),
+ * with the session id each names in its first line. Chosen by name first (the
+ * name ends with the id's first 8 characters: `sid` keeps only those), then
+ * by lstat (regular files only: no link followed, no FIFO opened); of each,
+ * only its first CHAT_HEAD_BYTES are read, whatever its size. `max`: stop once
+ * that many are found (the newest first).
+ */
+export function geminiChats(dir: string, opts: { sid?: string; max?: number } = {}): { file: string; sid: string; mtimeMs: number }[] {
+  const candidates: { file: string; id8: string; mtimeMs: number }[] = [];
   let projects: string[];
   try {
     projects = readdirSync(join(dir, 'tmp'));
   } catch {
-    return out;
+    return [];
   }
+  const want = opts.sid?.slice(0, 8);
   for (const p of projects) {
     const chats = join(dir, 'tmp', p, 'chats');
     let names: string[];
     try {
-      names = readdirSync(chats).filter((n) => /^session-.+-[0-9a-f]{8}\.jsonl$/.test(n));
+      names = readdirSync(chats);
     } catch {
       continue;
     }
     for (const n of names) {
+      const id8 = CHAT_NAME_RE.exec(n)?.[1];
+      if (id8 === undefined || (want !== undefined && id8 !== want)) continue;
       const file = join(chats, n);
       try {
-        const first = readFileSync(file, 'utf8').slice(0, 4096).split('\n')[0] ?? '';
-        const sid = (JSON.parse(first) as { sessionId?: unknown }).sessionId;
-        if (typeof sid === 'string' && n.endsWith(`-${sid.slice(0, 8)}.jsonl`)) out.push({ file, sid, mtimeMs: statSync(file).mtimeMs });
+        const st = lstatSync(file, { throwIfNoEntry: false });
+        if (st?.isFile()) candidates.push({ file, id8, mtimeMs: st.mtimeMs });
       } catch {
-        /* half written, or not a chat */
+        /* not ours to look at */
       }
     }
   }
-  return out.sort((a, b) => b.mtimeMs - a.mtimeMs);
-}
-
-/** Seconds since boot (/proc/uptime), for a process's age from its start ticks. */
-function uptimeMs(): number | null {
-  try {
-    return Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]) * 1000;
-  } catch {
-    return null;
+  candidates.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  const out: { file: string; sid: string; mtimeMs: number }[] = [];
+  for (const c of candidates) {
+    if (opts.max !== undefined && out.length >= opts.max) break;
+    try {
+      const head = readRegularFileHead(c.file, CHAT_HEAD_BYTES).bytes.toString('utf8');
+      const sid = (JSON.parse(head.split('\n')[0] ?? '') as { sessionId?: unknown }).sessionId;
+      if (typeof sid === 'string' && sid.slice(0, 8) === c.id8 && (opts.sid === undefined || sid === opts.sid)) out.push({ file: c.file, sid, mtimeMs: c.mtimeMs });
+    } catch {
+      /* half written, or not a chat (a FIFO or a link swapped in after the lstat is refused by the reader) */
+    }
   }
+  return out;
 }
 
 export interface PaneProcess {
@@ -251,7 +279,7 @@ export class AgentDiscovery {
     const children = this.refresh();
     if (children === null) return out;
     const now = this.now();
-    const up = uptimeMs();
+    const up = readUptimeMs();
     for (const pane of panes) {
       const root = Number(pane.pid);
       if (!Number.isInteger(root) || root <= 1 || !this.table.has(root)) continue;
@@ -318,7 +346,7 @@ export class AgentDiscovery {
       if (!sid || !dir) return null;
       const key = `${pid}:${start}:${sid}`;
       if (!this.chatFound.has(key)) {
-        if (!geminiChats(dir).some((f) => f.sid === sid)) {
+        if (geminiChats(dir, { sid, max: 1 }).length === 0) {
           // Written at start: looked for again while the session waits for its stamp.
           if (!pane.stamped) out.recheck = true;
           return null;
@@ -328,24 +356,21 @@ export class AgentDiscovery {
       return row(sid, { firstStampOnly: true });
     }
     if (c.kind === 'claude' && !registryPids.has(pid)) {
-      // Another home than the supervisor's registry: the row Claude Code writes there.
+      // Another home than the supervisor's registry: the row Claude Code writes there, read as that registry would be.
       const dir = claudeDirOf(c.env);
       if (!dir) return null;
-      const file = join(dir, 'sessions', `${pid}.json`);
-      if (!existsSync(file)) {
-        // Claude Code may write its row a moment after it starts: looked for again while the session waits for its stamp.
+      const sessions = join(dir, 'sessions');
+      const read = readRowFile(join(sessions, `${pid}.json`));
+      if (!('entry' in read)) {
+        // Claude Code may write its row a moment after it starts (or be caught mid-write): looked for again while the session waits for its stamp.
         if (!pane.stamped) out.recheck = true;
         return null;
       }
-      try {
-        const parsed = RegistryRowSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-        if (!parsed.success || parsed.data.pid !== pid || !isValidSid(parsed.data.sessionId)) return null;
-        if (parsed.data.procStart !== undefined && /^\d+$/.test(parsed.data.procStart.trim()) && Number(parsed.data.procStart) !== start) return null;
-        if (parsed.data.kind !== undefined && parsed.data.kind !== 'interactive') return null;
-        return { row: parsed.data, liveness: 'live', alive: true, startTicks: start, agent: 'claude' };
-      } catch {
-        return null;
-      }
+      const found = read.entry.row;
+      if (found.pid !== pid || !isValidSid(found.sessionId)) return null;
+      if (found.procStart !== undefined && /^\d+$/.test(found.procStart.trim()) && Number(found.procStart) !== start) return null;
+      if (found.kind !== undefined && found.kind !== 'interactive') return null;
+      return { row: found, liveness: 'live', alive: true, startTicks: start, agent: 'claude' };
     }
     return null;
   }

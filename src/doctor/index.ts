@@ -489,7 +489,7 @@ export function agentKindCheck(session: string, stamp: string, found: Discovery 
     const look = lookAt(nearest.pid);
     const started = geminiSessionArg(look.argv ?? []);
     const dir = geminiDirOf(look.env() ?? new Map());
-    const newest = dir ? geminiChats(dir)[0] : undefined;
+    const newest = dir ? geminiChats(dir, { max: 1 })[0] : undefined;
     if (started && newest && newest.sid !== started && newest.sid !== stamp) {
       return {
         id: 'agent-kind',

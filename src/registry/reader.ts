@@ -130,31 +130,44 @@ const COMPACT_FROM_BYTES = 16 * 1024;
 
 type RowRead = { entry: RegistryEntry } | { malformed: true } | { gone: true };
 
-async function readRow(file: string, opts: ReadOptions): Promise<RowRead> {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    let text: string | null;
-    try {
-      text = readCapped(file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { gone: true };
-      return { malformed: true };
-    }
-    if (text === null) return { malformed: true };
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      // A writer may have been caught mid-write: try once more.
-      if (attempt === 0) {
-        opts.onRetry?.(file);
-        await sleep(opts.retryDelayMs ?? RETRY_DELAY_MS);
-      }
-      continue;
-    }
-    const parsed = RegistryRowSchema.safeParse(json);
-    return parsed.success ? { entry: { file, row: keptRow(parsed.data) } } : { malformed: true };
+/** One read of a row file; `torn`: not JSON (a writer may have been caught mid-write). */
+function readRowOnce(file: string): RowRead | { torn: true } {
+  let text: string | null;
+  try {
+    text = readCapped(file);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? { gone: true } : { malformed: true };
   }
-  return { malformed: true };
+  if (text === null) return { malformed: true };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { torn: true };
+  }
+  const parsed = RegistryRowSchema.safeParse(json);
+  return parsed.success ? { entry: { file, row: keptRow(parsed.data) } } : { malformed: true };
+}
+
+async function readRow(file: string, opts: ReadOptions): Promise<RowRead> {
+  const first = readRowOnce(file);
+  if (!('torn' in first)) return first;
+  // A writer may have been caught mid-write: try once more.
+  opts.onRetry?.(file);
+  await sleep(opts.retryDelayMs ?? RETRY_DELAY_MS);
+  const second = readRowOnce(file);
+  return 'torn' in second ? { malformed: true } : second;
+}
+
+/**
+ * One row file, read at once as every row is (the safe reader, the cap, the
+ * schema, the fields kept), without the retry: a row of another Claude home
+ * (src/agents/discover.ts), looked at again while its session waits. Its
+ * directory is the caller's to check first.
+ */
+export function readRowFile(file: string): RowRead {
+  const r = readRowOnce(file);
+  return 'torn' in r ? { malformed: true } : r;
 }
 
 export async function readRegistry(dir: string, opts: ReadOptions = {}): Promise<RegistrySnapshot> {
