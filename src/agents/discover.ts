@@ -10,7 +10,7 @@
 //   stale: such a row only stamps an unstamped session (firstStampOnly).
 // - Claude Code of another home ($CLAUDE_CONFIG_DIR in its environment): its
 //   own registry row, <home>/sessions/<pid>.json, read as the supervisor's
-//   registry's rows are.
+//   registry is (a directory others can write to is not read: unprovable).
 // Each process is looked at once (its kind, home, argv), kept while it runs;
 // only what changes is read again (Codex's locks, a chat file not yet written).
 // Every file here is read by the safe reader (no link, no FIFO, capped) or, for
@@ -22,7 +22,7 @@ import { readRegularFileBytes, readRegularFileHead } from '../fs-safe';
 import { fdHoldsLock, listedPids, readFds, readProcStat, readUptimeMs } from '../proc';
 import { isValidSid } from '../sid';
 import type { LiveRow } from '../registry/liveness';
-import { readRowFile } from '../registry/reader';
+import { readRowFile, registryRefusal } from '../registry/reader';
 import { identifyAgent, lookAt, type AgentKind } from './kind';
 
 /**
@@ -360,6 +360,11 @@ export class AgentDiscovery {
       const dir = claudeDirOf(c.env);
       if (!dir) return null;
       const sessions = join(dir, 'sessions');
+      const refused = registryRefusal(sessions);
+      if (refused) {
+        out.unprovable.set(pane.session, `Claude Code (pid ${pid}) keeps its session row in another home's registry: ${refused.error}`);
+        return null;
+      }
       const read = readRowFile(join(sessions, `${pid}.json`));
       if (!('entry' in read)) {
         // Claude Code may write its row a moment after it starts (or be caught mid-write): looked for again while the session waits for its stamp.

@@ -90,9 +90,17 @@ export interface RegistrySnapshot {
  * as a /clear), so none is read (docs/hop.md#reading-the-registry).
  */
 function untrustedSnapshot(dir: string): RegistrySnapshot | null {
+  const refused = registryRefusal(dir);
+  return refused && { dir, readable: false, error: refused.error, entries: [], malformed: 0, untrusted: refused.problem };
+}
+
+/**
+ * Why a registry directory is not read, whichever Claude home it is of (the
+ * supervisor's, or another one an agent runs with): not the user's alone. Null: it is read.
+ */
+export function registryRefusal(dir: string): { problem: DirProblem; error: string } | null {
   const problem = dirTrustProblem(dir);
-  if (!problem) return null;
-  return { dir, readable: false, error: `${dir} ${problem.problem}; not read (fix: ${problem.fix})`, entries: [], malformed: 0, untrusted: problem };
+  return problem && { problem, error: `${dir} ${problem.problem}; not read (fix: ${problem.fix})` };
 }
 
 export interface ReadOptions {
@@ -163,7 +171,7 @@ async function readRow(file: string, opts: ReadOptions): Promise<RowRead> {
  * One row file, read at once as every row is (the safe reader, the cap, the
  * schema, the fields kept), without the retry: a row of another Claude home
  * (src/agents/discover.ts), looked at again while its session waits. Its
- * directory is the caller's to check first.
+ * directory is the caller's to check first (registryRefusal).
  */
 export function readRowFile(file: string): RowRead {
   const r = readRowOnce(file);

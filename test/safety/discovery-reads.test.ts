@@ -1,19 +1,22 @@
 // Hostile files where agent discovery looks (src/agents/discover.ts): a FIFO,
 // a link or a huge file as a Gemini chat, another Claude home's row or Codex's
-// daemon pid file; a
+// daemon pid file; another Claude home's registry others can write to; a
 // machine whose /proc/locks is long with other processes' locks. Each read is
 // the safe reader's (no link followed, no FIFO waited on, capped) or a bounded
 // read of what is needed; real processes, real files, real locks. How much a
 // look reads is measured as this process's read bytes (/proc/self/io rchar).
+// Runs as root where a second user is needed (the row's owner: uid 65534).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { copyFile, mkdir, symlink, truncate, writeFile } from 'node:fs/promises';
+import { chmod, chown, copyFile, mkdir, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AgentDiscovery, codexDaemonPid, codexThreadLocks, geminiChats } from '../../src/agents/discover';
 import { readProcStat } from '../../src/proc';
 import { makeTempDir, waitFor, type TempDir } from '../helpers/env';
 
+const NOBODY = 65534;
+const isRoot = process.getuid?.() === 0;
 const SID = '6a6a6a6a-1111-4222-8333-444444444444';
 const LOCK_SID = '01a23249-c707-7410-a550-d27c03c83e41';
 
@@ -157,6 +160,25 @@ describe('a Claude Code of another home', () => {
     const found = new AgentDiscovery().discover([{ session: 's', pid: String(pid) }], new Set());
     expect(found.kinds.get('s')?.kind).toBe('claude');
     expect(found.rows).toEqual([]);
+  });
+
+  it.runIf(isRoot)('a registry others can write to (sessions/ 1777) is not read: a row another user wrote there proves nothing, and the session says why', async () => {
+    const other = join(tmp.path, 'c-open');
+    await mkdir(join(other, 'sessions'), { recursive: true });
+    await chmod(join(other, 'sessions'), 0o1777);
+    const { pid, start } = await fakeClaude(other);
+    const row = join(other, 'sessions', `${pid}.json`);
+    await writeFile(row, JSON.stringify({ pid, sessionId: SID, kind: 'interactive', procStart: String(start) }));
+    await chown(row, NOBODY, NOBODY);
+    const found = new AgentDiscovery().discover([{ session: 's', pid: String(pid) }], new Set());
+    expect(found.rows).toEqual([]);
+    expect(found.unprovable.get('s')).toMatch(/^Claude Code \(pid \d+\) keeps its session row in another home.s registry: .*\/sessions is writable by group and others; not read \(fix: chmod 700 .*\/sessions\)$/);
+    // The same row once the directory is the user's alone: the proof.
+    await chmod(join(other, 'sessions'), 0o700);
+    await chown(row, 0, 0);
+    const again = new AgentDiscovery().discover([{ session: 's', pid: String(pid) }], new Set());
+    expect(again.rows.map((r) => r.row.sessionId)).toEqual([SID]);
+    expect(again.unprovable.size).toBe(0);
   });
 });
 

@@ -4,10 +4,14 @@
 // - FIFOs in place of a Gemini chat, another Claude home's sessions/<pid>.json
 //   and Codex's app-server-daemon/daemon.pid, and a chat that is a link to
 //   /dev/zero: the supervisor is not blocked, not bloated, and goes on
-//   stamping (a later agent of another home is stamped).
+//   stamping (a later agent of another home is stamped);
+// - another Claude home whose sessions/ is mode 1777, with a row another user
+//   (uid 65534) wrote there for the agent's pid: it stamps nothing, never
+//   becomes the task's owner, and the session says it cannot tell.
+// Runs as root where a second user is needed (the row's owner).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { copyFile, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, copyFile, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readProcStat } from '../../src/proc';
@@ -15,7 +19,10 @@ import { exportFleetEnv, startSupervisor, type RunningSupervisor } from '../help
 import { waitFor } from '../helpers/env';
 import { makeWorld, sq, type World } from '../ownership/fixture';
 
+const NOBODY = 65534;
+const isRoot = process.getuid?.() === 0;
 const GEMINI_SID = '6a6a6a6a-1111-4222-8333-444444444444';
+const FORGED = 'f0f0f0f0-0000-4000-8000-000000000001';
 
 let w: World;
 let supervisor: RunningSupervisor;
@@ -92,5 +99,28 @@ describe('hostile files where the supervisor looks for agents', () => {
     for (const s of ['op-gm', 'op-cx', 'op-cf']) expect(await opt(s, '@claude_session_id')).toBe('');
     const rssKb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${supervisor.pid}/status`, 'utf8'))?.[1]);
     expect(rssKb).toBeLessThan(300 * 1024);
+  });
+
+  it.runIf(isRoot)("another home's registry that others can write to: a row another user wrote there stamps nothing and owns nothing", async () => {
+    const open = join(w.fe.root, 'claude-open');
+    await mkdir(join(open, 'sessions'), { recursive: true });
+    await chmod(join(open, 'sessions'), 0o1777);
+    const agent = await claudeOfHome('op', open);
+    // Another user's row for the agent's pid, in the directory everyone may write to.
+    const file = join(open, 'sessions', `${agent.pid}.json`);
+    await writeFile(file, row(agent.pid, agent.start, FORGED));
+    await chown(file, NOBODY, NOBODY);
+
+    // The supervisor looked: it says it cannot tell (the proof it would have made is refused), or it took the row.
+    await waitFor(async () => (await opt('op-op', '@claude_session_id')) !== '' || (await opt('op-op', '@fleet-owner')).includes('cannot tell'), 'the supervisor to look', 20_000);
+    expect(await opt('op-op', '@claude_session_id')).toBe('');
+    expect(await opt('op-op', '@fleet-owner')).toContain('op cannot tell');
+    expect((await w.readTask('op')).driverSid).toBe('');
+    const owner = await w.fleet(['owner', 'op', '--as', FORGED]);
+    expect(owner.exitCode).not.toBe(0);
+    expect(owner.stdout).toMatch(/^5 /);
+    const doctor = await w.fleet(['doctor', '--session', 'op-op']);
+    expect(doctor.stdout).toMatch(/✖ agent: cannot be proven for op-op/);
+    expect(doctor.stdout).toMatch(/claude-open\/sessions is writable by group and others; not read \(fix: chmod 700 .*claude-open\/sessions\)/);
   });
 });
