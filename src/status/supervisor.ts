@@ -140,7 +140,8 @@ export class Supervisor {
       // Which build runs here, for doctor (the plugin rebuilds after an update and replaces the old supervisor).
       await this.cfg.tmux.run(['set-option', '-g', SUPERVISOR_BUILD_OPTION, `${process.pid} ${BUILT_FROM}`]);
       await writeFile(this.nudgeFile, '', { mode: 0o600 });
-      if (!(await installWakeHooks(this.cfg.tmux, this.nudgeFile))) {
+      this.hooksInstalled = await installWakeHooks(this.cfg.tmux, this.nudgeFile);
+      if (!this.hooksInstalled) {
         this.log(`no session hooks: the path ${JSON.stringify(this.nudgeFile)} holds a character tmux would parse; new sessions are seen by the poll`);
       } else this.clientHooks = true;
       this.wakes.start();
@@ -163,6 +164,12 @@ export class Supervisor {
   }
 
   private onNudge = () => this.schedule(true);
+  /**
+   * This process installed the session hooks: only then does it remove them
+   * when it ends. A one-shot render (--once, of this home or another) installs
+   * none, and must not take down those of the supervisor that runs.
+   */
+  private hooksInstalled = false;
 
   /** No tick runs and none is due: every change reported so far has been written. */
   get idle(): boolean {
@@ -359,7 +366,7 @@ export class Supervisor {
     process.off('SIGUSR2', this.onNudge);
     process.off('SIGTERM', this.onStop);
     process.off('SIGINT', this.onStop);
-    if (this.serverAlive()) await removeWakeHooks(this.cfg.tmux);
+    if (this.hooksInstalled && this.serverAlive()) await removeWakeHooks(this.cfg.tmux);
     if (await releasePidFile(this.pidFile)) await unlink(this.nudgeFile).catch(() => undefined);
   }
 }

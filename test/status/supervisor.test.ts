@@ -238,6 +238,25 @@ describe('one supervisor per server', () => {
     expect(r.stderr).toContain(`a supervisor already runs for ${supervisor.socketPath} (pid ${supervisor.pid})`);
   });
 
+  it("a one-shot render (--once) for another fleet home leaves the running supervisor's session hooks in place", async () => {
+    const hooks = async () => (await server.run(['show-hooks', '-g'])).split('\n').filter((l) => l.includes('[4711]'));
+    const before = await hooks();
+    expect(before.length).toBeGreaterThanOrEqual(5);
+    const other = await makeFleetEnv(server.name);
+    try {
+      const r = await execa(process.execPath, [FLEET_BIN, 'supervise', '--once', '--home', other.home, '--socket-path', supervisor.socketPath], {
+        env: { ...process.env, TMUX: undefined, ...other.env },
+        extendEnv: false,
+        reject: false,
+        timeout: 15_000,
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(await hooks()).toEqual(before);
+    } finally {
+      await other.cleanup();
+    }
+  });
+
   it('draws the default icon and style of an unset option (nothing written by the plugin), and none for a single space', async () => {
     const other = await startServer();
     const env2 = await makeFleetEnv(other.name);
