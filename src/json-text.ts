@@ -1,7 +1,30 @@
 // Where each value sits in a JSON text: the spans the serializer copies back
 // verbatim (a big integer, `1e2`, `"\u00e9"`, a duplicate key or `__proto__`
-// keep the bytes they had; JSON.parse would rewrite or drop them).
+// keep the bytes they had; JSON.parse would rewrite or drop them), and the
+// edits of a file the user owns (an agent's settings), made in its bytes.
 // See docs/tasks.md#unknown-keys.
+
+/**
+ * A text as it is edited: as read (a string), or a file's bytes one per
+ * character (latin1), so that what an edit does not touch is written back as
+ * the bytes it was, even bytes that are no UTF-8 (decoding would make U+FFFD
+ * of them).
+ */
+export interface SourceText {
+  text: string;
+  /** Text of the source, as JSON.parse reads it. */
+  decode(raw: string): string;
+  /** Text written anew, in the source's representation. */
+  encode(fresh: string): string;
+}
+
+/** A text of bytes one per character, as the UTF-8 text they are. */
+export const utf8OfBytes = (raw: string): string => Buffer.from(raw, 'latin1').toString('utf8');
+/** A text as its UTF-8 bytes, one per character. */
+export const bytesOfUtf8 = (fresh: string): string => Buffer.from(fresh, 'utf8').toString('latin1');
+
+export const textSource = (text: string): SourceText => ({ text, decode: (raw) => raw, encode: (fresh) => fresh });
+export const bytesSource = (bytes: Buffer): SourceText => ({ text: bytes.toString('latin1'), decode: utf8OfBytes, encode: bytesOfUtf8 });
 
 export type JsonSpan =
   | { kind: 'object'; start: number; end: number; members: JsonMember[] }
@@ -185,12 +208,13 @@ const lineAt = (text: string, offset: number) => text.slice(0, offset).split('\n
  * each level) or anywhere under it, or null. An editor that changes what is at
  * `path` must refuse such a text: its edit would land in a copy that readers
  * ignore, or depend on which copy they keep. A text that is not JSON has none.
+ * `decode`: as scanJson's.
  * Shared by every config editor (Claude Code's settings.json and the others).
  */
-export function duplicateKeyOnPath(text: string, path: readonly (string | number)[]): DuplicateKey | null {
+export function duplicateKeyOnPath(text: string, path: readonly (string | number)[], decode?: (raw: string) => string): DuplicateKey | null {
   let root: JsonSpan;
   try {
-    root = scanJson(text);
+    root = scanJson(text, decode);
   } catch {
     return null;
   }

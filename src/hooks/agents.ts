@@ -8,11 +8,13 @@
 // key and hook, backing up first. Codex asks for its trust of a new hook
 // (codex-trust.ts): install records it, uninstall removes it, and a later
 // hook's trust moves with the hook when ours goes.
+import { isUtf8 } from 'node:buffer';
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chmod, copyFile, mkdir, stat, unlink } from '../fs-async';
+import { chmod, copyFile, mkdir, stat } from '../fs-async';
 import { claudeConfigDir, codexHome, geminiDir } from '../context';
-import { readRegularFileIfExists } from '../fs-safe';
+import { readRegularFileBytes, UnsafeFileError } from '../fs-safe';
+import { FleetError } from '../errors';
 import { writeFileAtomic } from '../fs-atomic';
 import { AGENT_KINDS, type AgentKind } from '../agents/kind';
 import {
@@ -25,7 +27,7 @@ import {
   type CodexConfig,
   type TrustEdit,
 } from './codex-trust';
-import { findStampHooks, hookStatus, installHook, readSettings, uninstallHook, type HookResult } from './settings';
+import { findStampHooks, hookStatus, installHook, readSettings, restoreSettings, uninstallHook, type HookResult } from './settings';
 
 type Json = Record<string, unknown>;
 
@@ -136,7 +138,16 @@ export function codexTrustPath(env: NodeJS.ProcessEnv, hooksFile: string): strin
 }
 
 async function readCodexConfig(file: string): Promise<CodexConfig> {
-  return parseCodexConfig(file, readRegularFileIfExists(file, 4 * 1024 * 1024));
+  let bytes: Buffer;
+  try {
+    bytes = readRegularFileBytes(file, 4 * 1024 * 1024);
+  } catch (err) {
+    if (err instanceof UnsafeFileError && err.code === 'ENOENT') return parseCodexConfig(file, null);
+    throw err;
+  }
+  // TOML is UTF-8 only (Codex reads it so): decoding other bytes would write U+FFFD back for them.
+  if (!isUtf8(bytes)) throw new FleetError(`${file}: not valid UTF-8, as TOML must be; nothing changed`);
+  return parseCodexConfig(file, bytes.toString('utf8'));
 }
 
 /** Whether config.toml trusts each of our hooks as hooks.json holds them now. */
@@ -190,7 +201,8 @@ export async function hookAction(action: 'install' | 'uninstall' | 'status', age
   const configFile = join(target.dir, 'config.toml');
   const keyFile = codexTrustPath(env, target.file);
   const config = await readCodexConfig(configFile);
-  const before = (await readSettings(target.file)).data;
+  const read = await readSettings(target.file);
+  const before = read.data;
   const daemonMode = daemonAutoStart(config.data);
   const note = daemonMode ? `; note: ${DAEMON_NOTE(configFile)}` : '';
   if (action === 'status') {
@@ -207,9 +219,8 @@ export async function hookAction(action: 'install' | 'uninstall' | 'status', age
     text = await editCodexTrust(configFile, config, trustEditFor(keyFile, before, after, action === 'install'));
     trustBackup = await writeConfig(configFile, config, text);
   } catch (err) {
-    // hooks.json goes back as it was: a hook Codex does not trust would stop its start-up at a review screen.
-    if (r.backup) await copyFile(r.backup, target.file);
-    else if (r.created) await unlink(target.file).catch(() => undefined);
+    // hooks.json goes back as it was (its bytes, its mode): a hook Codex does not trust would stop its start-up at a review screen.
+    if (r.change !== 'unchanged' && r.change !== 'absent') await restoreSettings(read);
     throw err;
   }
   const after = (await readSettings(target.file)).data;

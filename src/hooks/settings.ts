@@ -2,18 +2,19 @@
 //   {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "'<helper>' stamp"}]}]}}
 // Only the parts we touch are validated (loosely); every other key, hook and
 // group is kept as it was, byte for byte: the hook entry is edited in the
-// text (jsonc-parser's modify/applyEdits), the rest of the user's file and
-// its formatting are never rewritten. A file that is not valid JSON is never
+// file's bytes (jsonc-parser's modify/applyEdits on them one per character),
+// the rest of the user's file, its formatting, bytes that are no UTF-8 and
+// its mode are never rewritten. A file that is not valid JSON is never
 // written.
 import type { EditResult, FormattingOptions, JSONPath } from 'jsonc-parser/lib/esm/main.js';
-import { chmod, copyFile, lstat, mkdir, realpath, stat } from '../fs-async';
-import { readRegularFileIfExists, UnsafeFileError } from '../fs-safe';
+import { chmod, copyFile, lstat, mkdir, realpath, stat, unlink } from '../fs-async';
+import { readRegularFileBytes, UnsafeFileError } from '../fs-safe';
 import { dirname, join } from 'node:path';
 import * as z from '../zod';
 import { claudeConfigDir } from '../context';
 import { FleetError } from '../errors';
 import { writeFileAtomic } from '../fs-atomic';
-import { duplicateKeyOnPath, removeAt } from '../json-text';
+import { bytesOfUtf8, duplicateKeyOnPath, removeAt, utf8OfBytes } from '../json-text';
 import { jsonErrorWithoutContent } from '../text';
 
 export const HOOK_EVENT = 'SessionStart';
@@ -96,9 +97,25 @@ export interface SettingsRead {
   target: string;
   exists: boolean;
   data: Json;
-  /** The file's text ('' when missing): edits are applied to it. */
+  /**
+   * The file's bytes, one per character (latin1; '' when missing): edits are
+   * made in it, and every byte they do not touch is written back as it was.
+   */
   text: string;
+  /** The file's mode, kept by every write (null when missing). */
+  mode: number | null;
 }
+
+/** What the agent reads from a text of the file's bytes; throws what JSON.parse throws. */
+function parseSettingsText(text: string): unknown {
+  return JSON.parse(utf8OfBytes(text));
+}
+
+/** Only JSON's white space (trim() would take a lone byte 0xA0 for a space). */
+const isBlank = (text: string) => /^[ \t\r\n]*$/.test(text);
+
+/** Text written anew (what we insert), as the bytes it is in the file: UTF-8, one byte per character. */
+const encode = bytesOfUtf8;
 
 /** settings.json is kilobytes; a bigger file is not read (nor a FIFO, which would block). */
 export const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
@@ -112,21 +129,24 @@ export async function readSettings(file: string): Promise<SettingsRead> {
   } catch {
     /* missing: written where named */
   }
-  let text: string | null;
+  let bytes: Buffer;
   try {
-    text = readRegularFileIfExists(target, MAX_SETTINGS_BYTES);
+    bytes = readRegularFileBytes(target, MAX_SETTINGS_BYTES);
   } catch (err) {
+    if (err instanceof UnsafeFileError && err.code === 'ENOENT') return { file, target, exists: false, data: {}, text: '', mode: null };
     if (err instanceof UnsafeFileError) throw new FleetError(`${file}: ${err.problem}; nothing changed`);
     throw err;
   }
-  if (text === null) return { file, target, exists: false, data: {}, text: '' };
-  if (text.trim() === '') return { file, target, exists: true, data: {}, text };
+  const text = bytes.toString('latin1');
+  const mode = (await stat(target)).mode & 0o777;
+  if (isBlank(text)) return { file, target, exists: true, data: {}, text, mode };
   let raw: unknown;
+  const seen = utf8OfBytes(text);
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(seen);
   } catch (err) {
     const msg = jsonErrorWithoutContent(err instanceof Error ? err.message : String(err));
-    throw new FleetError(`${file}: not valid JSON (${msg}${lineColumn(text, msg)}); nothing changed`);
+    throw new FleetError(`${file}: not valid JSON (${msg}${lineColumn(seen, msg)}); nothing changed`);
   }
   const parsed = SettingsSchema.safeParse(raw);
   if (!parsed.success || !isRecord(raw)) {
@@ -136,7 +156,7 @@ export async function readSettings(file: string): Promise<SettingsRead> {
       `${file}: unexpected settings shape at ${path}: ${issue?.message ?? 'expected an object'}; nothing changed`,
     );
   }
-  return { file, target, exists: true, data: raw, text };
+  return { file, target, exists: true, data: raw, text, mode };
 }
 
 /** ", line L column C" for a JSON.parse message naming a position. */
@@ -195,17 +215,18 @@ export function formattingOf(text: string): FormattingOptions | null {
 const EVENT_PATH: JSONPath = ['hooks', HOOK_EVENT];
 
 /**
- * Applies one change at path (undefined: removes it) to the text. Only the
- * bytes of that change are touched: jsonc-parser's own formatting would
- * re-indent the neighbours (and can tear a one-line array), so it is not
- * asked for; what is inserted is laid out here in the file's indentation.
+ * Applies one change at path (undefined: removes it) to the text (the file's
+ * bytes, one per character). Only the bytes of that change are touched:
+ * jsonc-parser's own formatting would re-indent the neighbours (and can tear a
+ * one-line array), so it is not asked for; what is inserted is laid out here
+ * in the file's indentation, as UTF-8.
  */
 function edit(jsonc: Jsonc, text: string, path: JSONPath, value: unknown, insert = false): string {
   // jsonc-parser 3.3.1 tears a one-line array when it removes its last element: removals are ours.
   if (value === undefined) return removeAt(text, path);
   const edits: EditResult = jsonc.modify(text, path, value, { isArrayInsertion: insert });
   const layout = formattingOf(text);
-  if (layout === null) return jsonc.applyEdits(text, edits);
+  if (layout === null) return jsonc.applyEdits(text, edits.map((e) => ({ ...e, content: encode(e.content) })));
   const { eol = '\n', insertSpaces, tabSize = 2 } = layout;
   const unit = insertSpaces ? ' '.repeat(tabSize) : '\t';
   const compact = JSON.stringify(value);
@@ -222,7 +243,7 @@ function edit(jsonc: Jsonc, text: string, path: JSONPath, value: unknown, insert
     const close = lead === '' && tail === '' ? eol + unit.repeat(path.length - 1) : '';
     return { ...e, content: `${lead}${pad}${head.slice(lead.length).trimStart()}${body}${tail}${close}` };
   });
-  return jsonc.applyEdits(text, laidOut);
+  return jsonc.applyEdits(text, laidOut.map((e) => ({ ...e, content: encode(e.content) })));
 }
 
 /** Removes the given hooks; groups, the event list and `hooks` left empty by the removal go too. */
@@ -237,7 +258,7 @@ function removeHooks(jsonc: Jsonc, text: string, data: Json, remove: FoundHook[]
     if (mine.length === all) out = edit(jsonc, out, [...EVENT_PATH, gi], undefined);
     else for (const hi of mine) out = edit(jsonc, out, [...EVENT_PATH, gi, 'hooks', hi], undefined);
   }
-  const after = JSON.parse(out) as Json;
+  const after = parseSettingsText(out) as Json;
   const hooks = after.hooks as Json;
   if (Array.isArray(hooks[HOOK_EVENT]) && (hooks[HOOK_EVENT] as unknown[]).length === 0) {
     out = edit(jsonc, out, EVENT_PATH, undefined);
@@ -257,7 +278,7 @@ export function claudeHookGroup(command: string): Json {
 }
 
 function addHook(jsonc: Jsonc, read: SettingsRead, group: Json): string {
-  if (read.text.trim() === '') return `${JSON.stringify({ hooks: { [HOOK_EVENT]: [group] } }, null, 2)}\n`;
+  if (isBlank(read.text)) return encode(`${JSON.stringify({ hooks: { [HOOK_EVENT]: [group] } }, null, 2)}\n`);
   const hooks = read.data.hooks;
   // Each insertion names the whole value it adds (jsonc-parser would otherwise wrap it in the missing parents).
   if (!isRecord(hooks)) return edit(jsonc, read.text, ['hooks'], { [HOOK_EVENT]: [group] });
@@ -267,8 +288,8 @@ function addHook(jsonc: Jsonc, read: SettingsRead, group: Json): string {
   return edit(jsonc, read.text, EVENT_PATH, [group]);
 }
 
-function replaceCommand(jsonc: Jsonc, text: string, at: FoundHook, command: string): string {
-  return edit(jsonc, text, [...EVENT_PATH, at.group, 'hooks', at.hook, 'command'], command);
+function replaceCommand(jsonc: Jsonc, read: SettingsRead, at: FoundHook, command: string): string {
+  return edit(jsonc, read.text, [...EVENT_PATH, at.group, 'hooks', at.hook, 'command'], command);
 }
 
 export type HookChange = 'added' | 'updated' | 'unchanged' | 'removed' | 'absent';
@@ -308,12 +329,22 @@ async function backup(read: SettingsRead): Promise<string | null> {
   return name;
 }
 
+/** Writes the edited text (bytes one per character), backup first, with the file's own mode. */
 async function write(read: SettingsRead, text: string): Promise<string | null> {
   if (!read.exists) await mkdir(dirname(read.target), { recursive: true, mode: 0o700 });
   const saved = await backup(read);
-  const mode = read.exists ? (await stat(read.target)).mode & 0o777 : 0o600;
-  await writeFileAtomic(read.target, text, mode);
+  await writeFileAtomic(read.target, Buffer.from(text, 'latin1'), read.mode ?? 0o600);
   return saved;
+}
+
+/**
+ * Puts the file back as it was read, byte for byte and with its mode, or
+ * removes it when it did not exist (an edit undone: Codex's trust could not be
+ * written).
+ */
+export async function restoreSettings(read: SettingsRead): Promise<void> {
+  if (read.exists) await writeFileAtomic(read.target, Buffer.from(read.text, 'latin1'), read.mode ?? 0o600);
+  else await unlink(read.target).catch(() => undefined);
 }
 
 function result(
@@ -345,7 +376,7 @@ function result(
  * would change the first, and the file would say one thing and do another.
  */
 function refuseDuplicateKeys(read: SettingsRead): void {
-  const dup = duplicateKeyOnPath(read.text, EVENT_PATH);
+  const dup = duplicateKeyOnPath(read.text, EVENT_PATH, utf8OfBytes);
   if (!dup) return;
   const where = dup.path.length > 0 ? ` in ${dup.path.join('.')}` : '';
   throw new FleetError(
@@ -378,7 +409,7 @@ export async function installHook(file: string, command: string, group: Json = c
     const keep = exact ?? found[0]!;
     text = removeHooks(
       jsonc,
-      keep.command === command ? read.text : replaceCommand(jsonc, read.text, keep, command),
+      keep.command === command ? read.text : replaceCommand(jsonc, read, keep, command),
       read.data,
       found.filter((f) => f !== keep),
     );
@@ -389,7 +420,7 @@ export async function installHook(file: string, command: string, group: Json = c
   }
   const saved = await write(read, text);
   const where = read.exists ? `in ${file} (backup: ${saved})` : `in new file ${file}`;
-  return result('install', read, JSON.parse(text) as Json, command, change, saved, `${what} ${where}`);
+  return result('install', read, parseSettingsText(text) as Json, command, change, saved, `${what} ${where}`);
 }
 
 /** Removes every stamp hook, and nothing else. */
@@ -403,7 +434,7 @@ export async function uninstallHook(file: string, command: string): Promise<Hook
   const text = removeHooks(await loadJsonc(), read.text, read.data, found);
   const saved = await write(read, text);
   const list = found.map((f) => `\`${f.command}\``).join(', ');
-  return result('uninstall', read, JSON.parse(text) as Json, command, 'removed', saved, `removed the SessionStart hook ${list} from ${file} (backup: ${saved})`);
+  return result('uninstall', read, parseSettingsText(text) as Json, command, 'removed', saved, `removed the SessionStart hook ${list} from ${file} (backup: ${saved})`);
 }
 
 /** Is a stamp hook installed? Reads only. */

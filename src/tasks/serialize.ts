@@ -1,26 +1,6 @@
 // The one serializer: every write of task.json goes through here.
-import { scanJson, type JsonSpan } from '../json-text';
+import { bytesSource, scanJson, textSource, type JsonSpan, type SourceText as Source } from '../json-text';
 import { ownerSid, type Task } from './schema';
-
-/**
- * How a previous text is held while rendering: as read (a string), or as its
- * bytes one per character (latin1), so that a value holding bytes that are no
- * UTF-8 is copied as those bytes, not as the U+FFFD that decoding made of them.
- */
-interface Source {
-  text: string;
-  /** Text of the source, as JSON.parse reads it. */
-  decode(raw: string): string;
-  /** Text written anew, in the source's representation. */
-  encode(fresh: string): string;
-}
-
-const asText = (text: string): Source => ({ text, decode: (raw) => raw, encode: (fresh) => fresh });
-const asBytes = (bytes: Buffer): Source => ({
-  text: bytes.toString('latin1'),
-  decode: (raw) => Buffer.from(raw, 'latin1').toString('utf8'),
-  encode: (fresh) => Buffer.from(fresh, 'utf8').toString('latin1'),
-});
 
 /**
  * Renders a task for disk. The nonce lives only while the owner is unknown:
@@ -38,7 +18,7 @@ export function serializeTask(task: Task, previous: Buffer): Buffer;
 export function serializeTask(task: Task, previous?: string | Buffer): string | Buffer {
   const out: Record<string, unknown> = { ...task };
   if (ownerSid(task) !== '') delete out.spawnNonce;
-  const source = previous === undefined ? null : typeof previous === 'string' ? asText(previous) : asBytes(previous);
+  const source = previous === undefined ? null : typeof previous === 'string' ? textSource(previous) : bytesSource(previous);
   const rendered = source === null ? `${JSON.stringify(out, null, 2)}\n` : renderWith(out, source);
   return Buffer.isBuffer(previous) ? Buffer.from(rendered, 'latin1') : rendered;
 }
