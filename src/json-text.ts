@@ -1,7 +1,8 @@
 // Where each value sits in a JSON text: the spans the serializer copies back
 // verbatim (a big integer, `1e2`, `"\u00e9"`, a duplicate key or `__proto__`
 // keep the bytes they had; JSON.parse would rewrite or drop them), and the
-// edits of a file the user owns (an agent's settings), made in its bytes.
+// edits of a file the user owns (an agent's settings), made in its bytes, its
+// comments kept where the agent takes them.
 // See docs/tasks.md#unknown-keys.
 
 /**
@@ -25,6 +26,56 @@ export const bytesOfUtf8 = (fresh: string): string => Buffer.from(fresh, 'utf8')
 
 export const textSource = (text: string): SourceText => ({ text, decode: (raw) => raw, encode: (fresh) => fresh });
 export const bytesSource = (bytes: Buffer): SourceText => ({ text: bytes.toString('latin1'), decode: utf8OfBytes, encode: bytesOfUtf8 });
+
+/**
+ * Where the comments of a JSON text are, as strip-json-comments finds them
+ * (what Gemini CLI 0.61.0 runs on its settings.json before JSON.parse): `//`
+ * up to the end of its line (the line end not included), `/* … *\/` whole, an
+ * unterminated one to the end; none inside a string. It looks at ASCII
+ * characters only, so a text of bytes one per character gives the same ranges.
+ */
+export function commentRanges(text: string): [number, number][] {
+  const out: [number, number][] = [];
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let backslashes = 0;
+      for (let j = i - 1; text[j] === '\\'; j--) backslashes++;
+      if (backslashes % 2 === 0) inString = !inString;
+    }
+    if (inString) continue;
+    if (c === '/' && text[i + 1] === '/') {
+      let end = i + 2;
+      while (end < text.length && text[end] !== '\n' && !(text[end] === '\r' && text[end + 1] === '\n')) end++;
+      out.push([i, end]);
+      i = end - 1;
+    } else if (c === '/' && text[i + 1] === '*') {
+      const close = text.indexOf('*/', i + 2);
+      const end = close === -1 ? text.length : close + 2;
+      out.push([i, end]);
+      i = end - 1;
+    }
+  }
+  return out;
+}
+
+/**
+ * The text with its comments blanked, each character of them a space but line
+ * ends (the offsets of everything else unchanged): what a JSON reader sees of
+ * a text with comments. `whitespaceKept`: blank only what is no white space,
+ * as strip-json-comments does (Gemini then parses that).
+ */
+export function blankComments(text: string, ranges: readonly [number, number][], whitespaceKept = false): string {
+  if (ranges.length === 0) return text;
+  let out = '';
+  let at = 0;
+  for (const [start, end] of ranges) {
+    out += text.slice(at, start) + text.slice(start, end).replace(whitespaceKept ? /\S/g : /[^\r\n]/g, ' ');
+    at = end;
+  }
+  return out + text.slice(at);
+}
 
 export type JsonSpan =
   | { kind: 'object'; start: number; end: number; members: JsonMember[] }
@@ -173,10 +224,14 @@ function spanAt(root: JsonSpan, path: readonly (string | number)[]): { span: Jso
 /**
  * The text with the member or element at path removed, with its comma; the
  * bytes around it are untouched. The text unchanged when path names nothing.
+ * `comments`: where the text's comments are (commentRanges): the structure is
+ * read with them blanked, and a comment inside what is removed stays, in its
+ * place, with the white space after it: a removal never deletes what the user
+ * wrote as a comment.
  */
-export function removeAt(text: string, path: readonly (string | number)[]): string {
+export function removeAt(text: string, path: readonly (string | number)[], comments: readonly [number, number][] = []): string {
   if (path.length === 0) return text;
-  const found = spanAt(scanJson(text), path);
+  const found = spanAt(scanJson(blankComments(text, comments)), path);
   if (!found || !found.parent || found.parent.kind === 'scalar') return text;
   const { parent } = found;
   // Each entry as [start, end]: a member from its key, an element from its value.
@@ -187,9 +242,41 @@ export function removeAt(text: string, path: readonly (string | number)[]): stri
   const spanIndex =
     parent.kind === 'object' ? parent.members.findIndex((m) => m.value === found.span) : parent.items.indexOf(found.span);
   const [start, end] = entries[spanIndex] as readonly [number, number];
-  if (entries.length === 1) return text.slice(0, parent.start + 1) + text.slice(parent.end - 1);
-  if (spanIndex === entries.length - 1) return text.slice(0, (entries[spanIndex - 1] as readonly [number, number])[1]) + text.slice(end);
-  return text.slice(0, start) + text.slice((entries[spanIndex + 1] as readonly [number, number])[0]);
+  let cut: [number, number];
+  if (entries.length === 1) cut = [parent.start + 1, parent.end - 1];
+  else if (spanIndex === entries.length - 1) cut = [(entries[spanIndex - 1] as readonly [number, number])[1], end];
+  else cut = [start, (entries[spanIndex + 1] as readonly [number, number])[0]];
+  return text.slice(0, cut[0]) + keptComments(text, cut, comments) + text.slice(cut[1]);
+}
+
+/**
+ * The comments inside [from, to) of a text, as they stand, for what replaces
+ * that range when it is removed: each with the white space after it (a line
+ * comment's line end included), the first also with the white space before it
+ * when the range starts right after a token (`{"a": 1, // note`). The last one's
+ * white space after it goes when the text after the range starts with its own
+ * (a line end for a line comment). '' when there is none.
+ */
+function keptComments(text: string, [from, to]: readonly [number, number], comments: readonly [number, number][]): string {
+  const inside = comments.filter(([s, e]) => s >= from && e <= to);
+  if (inside.length === 0) return '';
+  const isSpace = (c: string | undefined) => c !== undefined && WS.has(c);
+  let out = '';
+  inside.forEach(([s, e], i) => {
+    if (i === 0 && from > 0 && !isSpace(text[from - 1])) {
+      let b = s;
+      while (b > from && isSpace(text[b - 1])) b--;
+      out += text.slice(b, s);
+    }
+    let after = e;
+    while (after < to && isSpace(text[after])) after++;
+    const last = i === inside.length - 1;
+    const lineComment = text.startsWith('//', s);
+    const rest = text.slice(to);
+    const restStartsOwnLine = lineComment ? /^[ \t]*(?:\r?\n|$)/.test(rest) : rest === '' || isSpace(rest[0]);
+    out += text.slice(s, last && restStartsOwnLine ? e : after);
+  });
+  return out;
 }
 
 /** A key written twice in one object: JSON.parse keeps the last copy, a text edit (jsonc-parser) finds the first. */
@@ -207,8 +294,8 @@ const lineAt = (text: string, offset: number) => text.slice(0, offset).split('\n
  * The first key written twice on the way to `path` (only the key followed, at
  * each level) or anywhere under it, or null. An editor that changes what is at
  * `path` must refuse such a text: its edit would land in a copy that readers
- * ignore, or depend on which copy they keep. A text that is not JSON has none.
- * `decode`: as scanJson's.
+ * ignore, or depend on which copy they keep. A text that is not JSON has none
+ * (a text with comments: give it with them blanked). `decode`: as scanJson's.
  * Shared by every config editor (Claude Code's settings.json and the others).
  */
 export function duplicateKeyOnPath(text: string, path: readonly (string | number)[], decode?: (raw: string) => string): DuplicateKey | null {

@@ -27,7 +27,7 @@ import {
   type CodexConfig,
   type TrustEdit,
 } from './codex-trust';
-import { findStampHooks, hookStatus, installHook, readSettings, restoreSettings, uninstallHook, type HookResult } from './settings';
+import { findStampHooks, hookStatus, installHook, readSettings, restoreSettings, uninstallHook, type HookResult, type SettingsSyntax } from './settings';
 
 type Json = Record<string, unknown>;
 
@@ -41,17 +41,19 @@ export interface AgentHookFile {
   file: string;
   /** The hook group as this agent's file takes it. */
   group(command: string): Json;
+  /** How the agent reads the file (Gemini CLI takes comments in it). */
+  syntax: SettingsSyntax;
 }
 
 export function agentHookFile(agent: AgentKind, env: NodeJS.ProcessEnv): AgentHookFile {
   switch (agent) {
     case 'claude': {
       const dir = claudeConfigDir(env);
-      return { agent, dir, file: join(dir, 'settings.json'), group: (command) => ({ hooks: [{ type: 'command', command }] }) };
+      return { agent, dir, file: join(dir, 'settings.json'), group: (command) => ({ hooks: [{ type: 'command', command }] }), syntax: {} };
     }
     case 'codex': {
       const dir = codexHome(env);
-      return { agent, dir, file: join(dir, 'hooks.json'), group: (command) => ({ hooks: [{ type: 'command', command, timeout: CODEX_HOOK_TIMEOUT }] }) };
+      return { agent, dir, file: join(dir, 'hooks.json'), group: (command) => ({ hooks: [{ type: 'command', command, timeout: CODEX_HOOK_TIMEOUT }] }), syntax: {} };
     }
     case 'gemini': {
       const dir = geminiDir(env);
@@ -60,6 +62,8 @@ export function agentHookFile(agent: AgentKind, env: NodeJS.ProcessEnv): AgentHo
         dir,
         file: join(dir, 'settings.json'),
         group: (command) => ({ matcher: '*', hooks: [{ name: 'tmux-fleet', type: 'command', command }] }),
+        // Gemini CLI 0.61.0 runs strip-json-comments on it before JSON.parse.
+        syntax: { comments: true },
       };
     }
   }
@@ -190,10 +194,10 @@ export async function hookAction(action: 'install' | 'uninstall' | 'status', age
   if (agent !== 'codex') {
     const r =
       action === 'install'
-        ? await installHook(target.file, command, target.group(command))
+        ? await installHook(target.file, command, target.group(command), target.syntax)
         : action === 'uninstall'
-          ? await uninstallHook(target.file, command)
-          : await hookStatus(target.file, command);
+          ? await uninstallHook(target.file, command, target.syntax)
+          : await hookStatus(target.file, command, target.syntax);
     return { ...r, agent, trusted: null, trustFile: null, trustBackup: null, daemonMode: null };
   }
 

@@ -4,8 +4,9 @@
 // group is kept as it was, byte for byte: the hook entry is edited in the
 // file's bytes (jsonc-parser's modify/applyEdits on them one per character),
 // the rest of the user's file, its formatting, bytes that are no UTF-8 and
-// its mode are never rewritten. A file that is not valid JSON is never
-// written.
+// its mode are never rewritten. A file the agent would not read is never
+// written: strict JSON, or JSON with comments where the agent takes them
+// (Gemini CLI), whose comments are kept.
 import type { EditResult, FormattingOptions, JSONPath } from 'jsonc-parser/lib/esm/main.js';
 import { chmod, copyFile, lstat, mkdir, realpath, stat, unlink } from '../fs-async';
 import { readRegularFileBytes, UnsafeFileError } from '../fs-safe';
@@ -14,7 +15,7 @@ import * as z from '../zod';
 import { claudeConfigDir } from '../context';
 import { FleetError } from '../errors';
 import { writeFileAtomic } from '../fs-atomic';
-import { bytesOfUtf8, duplicateKeyOnPath, removeAt, utf8OfBytes } from '../json-text';
+import { blankComments, bytesOfUtf8, commentRanges, duplicateKeyOnPath, removeAt, utf8OfBytes } from '../json-text';
 import { jsonErrorWithoutContent } from '../text';
 
 export const HOOK_EVENT = 'SessionStart';
@@ -102,13 +103,31 @@ export interface SettingsRead {
    * made in it, and every byte they do not touch is written back as it was.
    */
   text: string;
+  /** Comments are part of the file's syntax (Gemini CLI's settings.json). */
+  comments: boolean;
   /** The file's mode, kept by every write (null when missing). */
   mode: number | null;
 }
 
+/** How an agent reads its file: strict JSON, or with comments (Gemini CLI: strip-json-comments, then JSON.parse). */
+export interface SettingsSyntax {
+  comments?: boolean;
+}
+
+/** The file's bytes (one per character) as the agent reads them: UTF-8, its comments blanked first where it takes them. */
+function agentView(text: string, comments: boolean): string {
+  const decoded = utf8OfBytes(text);
+  return comments ? blankComments(decoded, commentRanges(decoded), true) : decoded;
+}
+
 /** What the agent reads from a text of the file's bytes; throws what JSON.parse throws. */
-function parseSettingsText(text: string): unknown {
-  return JSON.parse(utf8OfBytes(text));
+function parseSettingsText(text: string, comments: boolean): unknown {
+  return JSON.parse(agentView(text, comments));
+}
+
+/** The text with its comments blanked (same offsets): its structure, for the scans of json-text.ts. */
+function structureOf(text: string, comments: boolean): string {
+  return comments ? blankComments(text, commentRanges(text)) : text;
 }
 
 /** Only JSON's white space (trim() would take a lone byte 0xA0 for a space). */
@@ -121,7 +140,8 @@ const encode = bytesOfUtf8;
 export const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
 
 /** Reads and loosely validates settings.json; a missing file reads as {}. */
-export async function readSettings(file: string): Promise<SettingsRead> {
+export async function readSettings(file: string, syntax: SettingsSyntax = {}): Promise<SettingsRead> {
+  const comments = syntax.comments === true;
   let target = file;
   try {
     // The user's own link (a dotfiles repo) is followed on purpose: its target is read and written.
@@ -133,15 +153,15 @@ export async function readSettings(file: string): Promise<SettingsRead> {
   try {
     bytes = readRegularFileBytes(target, MAX_SETTINGS_BYTES);
   } catch (err) {
-    if (err instanceof UnsafeFileError && err.code === 'ENOENT') return { file, target, exists: false, data: {}, text: '', mode: null };
+    if (err instanceof UnsafeFileError && err.code === 'ENOENT') return { file, target, exists: false, data: {}, text: '', comments, mode: null };
     if (err instanceof UnsafeFileError) throw new FleetError(`${file}: ${err.problem}; nothing changed`);
     throw err;
   }
   const text = bytes.toString('latin1');
   const mode = (await stat(target)).mode & 0o777;
-  if (isBlank(text)) return { file, target, exists: true, data: {}, text, mode };
+  if (isBlank(text)) return { file, target, exists: true, data: {}, text, comments, mode };
   let raw: unknown;
-  const seen = utf8OfBytes(text);
+  const seen = agentView(text, comments);
   try {
     raw = JSON.parse(seen);
   } catch (err) {
@@ -156,7 +176,7 @@ export async function readSettings(file: string): Promise<SettingsRead> {
       `${file}: unexpected settings shape at ${path}: ${issue?.message ?? 'expected an object'}; nothing changed`,
     );
   }
-  return { file, target, exists: true, data: raw, text, mode };
+  return { file, target, exists: true, data: raw, text, comments, mode };
 }
 
 /** ", line L column C" for a JSON.parse message naming a position. */
@@ -219,11 +239,12 @@ const EVENT_PATH: JSONPath = ['hooks', HOOK_EVENT];
  * bytes, one per character). Only the bytes of that change are touched:
  * jsonc-parser's own formatting would re-indent the neighbours (and can tear a
  * one-line array), so it is not asked for; what is inserted is laid out here
- * in the file's indentation, as UTF-8.
+ * in the file's indentation, as UTF-8. A removal keeps the comments inside
+ * what it removes (`comments`).
  */
-function edit(jsonc: Jsonc, text: string, path: JSONPath, value: unknown, insert = false): string {
+function edit(jsonc: Jsonc, text: string, path: JSONPath, value: unknown, comments: boolean, insert = false): string {
   // jsonc-parser 3.3.1 tears a one-line array when it removes its last element: removals are ours.
-  if (value === undefined) return removeAt(text, path);
+  if (value === undefined) return removeAt(text, path, comments ? commentRanges(text) : []);
   const edits: EditResult = jsonc.modify(text, path, value, { isArrayInsertion: insert });
   const layout = formattingOf(text);
   if (layout === null) return jsonc.applyEdits(text, edits.map((e) => ({ ...e, content: encode(e.content) })));
@@ -247,7 +268,7 @@ function edit(jsonc: Jsonc, text: string, path: JSONPath, value: unknown, insert
 }
 
 /** Removes the given hooks; groups, the event list and `hooks` left empty by the removal go too. */
-function removeHooks(jsonc: Jsonc, text: string, data: Json, remove: FoundHook[]): string {
+function removeHooks(jsonc: Jsonc, text: string, data: Json, remove: FoundHook[], comments: boolean): string {
   const groups = (data.hooks as Json)[HOOK_EVENT] as unknown[];
   let out = text;
   // From the last index down: an earlier removal never shifts a later target.
@@ -255,14 +276,14 @@ function removeHooks(jsonc: Jsonc, text: string, data: Json, remove: FoundHook[]
   for (const gi of byGroup) {
     const mine = remove.filter((r) => r.group === gi).map((r) => r.hook).sort((a, b) => b - a);
     const all = ((groups[gi] as Json).hooks as unknown[]).length;
-    if (mine.length === all) out = edit(jsonc, out, [...EVENT_PATH, gi], undefined);
-    else for (const hi of mine) out = edit(jsonc, out, [...EVENT_PATH, gi, 'hooks', hi], undefined);
+    if (mine.length === all) out = edit(jsonc, out, [...EVENT_PATH, gi], undefined, comments);
+    else for (const hi of mine) out = edit(jsonc, out, [...EVENT_PATH, gi, 'hooks', hi], undefined, comments);
   }
-  const after = parseSettingsText(out) as Json;
+  const after = parseSettingsText(out, comments) as Json;
   const hooks = after.hooks as Json;
   if (Array.isArray(hooks[HOOK_EVENT]) && (hooks[HOOK_EVENT] as unknown[]).length === 0) {
-    out = edit(jsonc, out, EVENT_PATH, undefined);
-    if (Object.keys(hooks).length === 1) out = edit(jsonc, out, ['hooks'], undefined);
+    out = edit(jsonc, out, EVENT_PATH, undefined, comments);
+    if (Object.keys(hooks).length === 1) out = edit(jsonc, out, ['hooks'], undefined, comments);
   }
   return out;
 }
@@ -281,15 +302,15 @@ function addHook(jsonc: Jsonc, read: SettingsRead, group: Json): string {
   if (isBlank(read.text)) return encode(`${JSON.stringify({ hooks: { [HOOK_EVENT]: [group] } }, null, 2)}\n`);
   const hooks = read.data.hooks;
   // Each insertion names the whole value it adds (jsonc-parser would otherwise wrap it in the missing parents).
-  if (!isRecord(hooks)) return edit(jsonc, read.text, ['hooks'], { [HOOK_EVENT]: [group] });
+  if (!isRecord(hooks)) return edit(jsonc, read.text, ['hooks'], { [HOOK_EVENT]: [group] }, read.comments);
   if (Array.isArray(hooks[HOOK_EVENT])) {
-    return edit(jsonc, read.text, [...EVENT_PATH, (hooks[HOOK_EVENT] as unknown[]).length], group, true);
+    return edit(jsonc, read.text, [...EVENT_PATH, (hooks[HOOK_EVENT] as unknown[]).length], group, read.comments, true);
   }
-  return edit(jsonc, read.text, EVENT_PATH, [group]);
+  return edit(jsonc, read.text, EVENT_PATH, [group], read.comments);
 }
 
 function replaceCommand(jsonc: Jsonc, read: SettingsRead, at: FoundHook, command: string): string {
-  return edit(jsonc, read.text, [...EVENT_PATH, at.group, 'hooks', at.hook, 'command'], command);
+  return edit(jsonc, read.text, [...EVENT_PATH, at.group, 'hooks', at.hook, 'command'], command, read.comments);
 }
 
 export type HookChange = 'added' | 'updated' | 'unchanged' | 'removed' | 'absent';
@@ -376,7 +397,7 @@ function result(
  * would change the first, and the file would say one thing and do another.
  */
 function refuseDuplicateKeys(read: SettingsRead): void {
-  const dup = duplicateKeyOnPath(read.text, EVENT_PATH, utf8OfBytes);
+  const dup = duplicateKeyOnPath(structureOf(read.text, read.comments), EVENT_PATH, utf8OfBytes);
   if (!dup) return;
   const where = dup.path.length > 0 ? ` in ${dup.path.join('.')}` : '';
   throw new FleetError(
@@ -389,8 +410,8 @@ function refuseDuplicateKeys(read: SettingsRead): void {
  * this helper; duplicates go. `group`: the hook group as the agent's file
  * takes it (default: Claude Code's).
  */
-export async function installHook(file: string, command: string, group: Json = claudeHookGroup(command)): Promise<HookResult> {
-  const read = await readSettings(file);
+export async function installHook(file: string, command: string, group: Json = claudeHookGroup(command), syntax: SettingsSyntax = {}): Promise<HookResult> {
+  const read = await readSettings(file, syntax);
   refuseDuplicateKeys(read);
   const found = findStampHooks(read.data);
   const exact = found.find((f) => f.command === command);
@@ -412,6 +433,7 @@ export async function installHook(file: string, command: string, group: Json = c
       keep.command === command ? read.text : replaceCommand(jsonc, read, keep, command),
       read.data,
       found.filter((f) => f !== keep),
+      read.comments,
     );
     change = 'updated';
     const old = found.filter((f) => f.command !== command).map((f) => `\`${f.command}\``);
@@ -420,26 +442,26 @@ export async function installHook(file: string, command: string, group: Json = c
   }
   const saved = await write(read, text);
   const where = read.exists ? `in ${file} (backup: ${saved})` : `in new file ${file}`;
-  return result('install', read, parseSettingsText(text) as Json, command, change, saved, `${what} ${where}`);
+  return result('install', read, parseSettingsText(text, read.comments) as Json, command, change, saved, `${what} ${where}`);
 }
 
 /** Removes every stamp hook, and nothing else. */
-export async function uninstallHook(file: string, command: string): Promise<HookResult> {
-  const read = await readSettings(file);
+export async function uninstallHook(file: string, command: string, syntax: SettingsSyntax = {}): Promise<HookResult> {
+  const read = await readSettings(file, syntax);
   refuseDuplicateKeys(read);
   const found = findStampHooks(read.data);
   if (found.length === 0) {
     return result('uninstall', read, read.data, command, 'absent', null, `not installed in ${file}; nothing changed`);
   }
-  const text = removeHooks(await loadJsonc(), read.text, read.data, found);
+  const text = removeHooks(await loadJsonc(), read.text, read.data, found, read.comments);
   const saved = await write(read, text);
   const list = found.map((f) => `\`${f.command}\``).join(', ');
-  return result('uninstall', read, parseSettingsText(text) as Json, command, 'removed', saved, `removed the SessionStart hook ${list} from ${file} (backup: ${saved})`);
+  return result('uninstall', read, parseSettingsText(text, read.comments) as Json, command, 'removed', saved, `removed the SessionStart hook ${list} from ${file} (backup: ${saved})`);
 }
 
 /** Is a stamp hook installed? Reads only. */
-export async function hookStatus(file: string, command: string): Promise<HookResult> {
-  const read = await readSettings(file);
+export async function hookStatus(file: string, command: string, syntax: SettingsSyntax = {}): Promise<HookResult> {
+  const read = await readSettings(file, syntax);
   const found = findStampHooks(read.data).map((f) => f.command);
   let message: string;
   if (found.length === 0) message = `not installed in ${file} (run: tmux-fleet hooks install)`;

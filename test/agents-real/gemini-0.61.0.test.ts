@@ -1,7 +1,9 @@
 // The real Gemini CLI 0.61.0, offline in a private tmux server with a
-// throw-away HOME: the hook stamps at start, the judge, takeover, /clear, the
+// throw-away HOME: the hook (added to a settings.json with comments) stamps at start, the judge, takeover, /clear, the
 // proof without a hook (--session-id and its chat file), and the Driver's exit
 // (docs/ownership.md#gemini-cli). The scenarios run in order in one world.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { seconds, tierTimings } from '../helpers/tier';
 import { checkLaunchPrompts } from '../helpers/launch-prompts';
@@ -27,10 +29,25 @@ describe(`Gemini CLI ${VERSION}`, () => {
     timing.print();
   });
 
-  timed('stamp: hooks install adds the hook to settings.json; it stamps at start, before any prompt, with the id spawn gave and the agent process', async () => {
+  timed('stamp: hooks install adds the hook to a settings.json with comments; Gemini reads it, and the hook stamps at start, before any prompt, with the id spawn gave and the agent process', async () => {
+    // Gemini takes comments in its settings.json (strip-json-comments, then JSON.parse): the hook is added among them.
+    const settings = join(world.home, '.gemini', 'settings.json');
+    await writeFile(
+      settings,
+      [
+        '// The real tier: an API key (in the environment), no folder trust prompt.',
+        '{',
+        '  /* auth */',
+        '  "security": { "auth": { "selectedType": "gemini-api-key" }, "folderTrust": { "enabled": false } } // offline',
+        '}',
+        '',
+      ].join('\n'),
+    );
     const r = await world.fleet(['hooks', 'install']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^gemini: added the SessionStart hook .*settings\.json/m);
+    const edited = await readFile(settings, 'utf8');
+    for (const comment of ['// The real tier', '/* auth */', '// offline']) expect(edited).toContain(comment);
     const started = Date.now();
     driver.session = await world.spawn('tg');
     driver.sid = await until(() => world.stamp(driver.session), 'the stamp of SessionStart', 120_000, 200);

@@ -2,6 +2,7 @@
 // key and hook kept, Codex's trust recorded in its config.toml and removed again.
 import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { codexHookHash, codexTrustKey } from '../../src/hooks/codex-trust';
 import { makeFleetEnv, runFleet, type FleetEnv } from '../helpers/env';
@@ -176,6 +177,93 @@ describe('hooks for Gemini CLI', () => {
     expect(after.hooks.SessionStart).toEqual([{ matcher: '*', hooks: [{ name: 'tmux-fleet', type: 'command', command: ours }] }]);
     expect((await hooks('uninstall', ['--agent', 'gemini'])).exitCode).toBe(0);
     expect(JSON.parse(await read(join(gemini, 'settings.json')))).toEqual(settings);
+  });
+});
+
+/** settings.json as Gemini CLI 0.61.0 reads it: line and block comments allowed, then plain JSON (no trailing comma). */
+function readAsGemini(text: string): Record<string, any> {
+  const errors: ParseError[] = [];
+  const data = parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: false });
+  expect(errors).toEqual([]);
+  return data;
+}
+
+describe('hooks for Gemini CLI: a settings.json with comments', () => {
+  const commented = `// Gemini CLI settings
+{
+  /* auth */
+  "security": { "auth": { "selectedType": "gemini-api-key" }, "folderTrust": { "enabled": false } }, // the key is in the env
+  "url": "http://example.com/a//b", // a // inside a string is no comment
+  "hooks": {
+    "SessionStart": [
+      // my logger first
+      { "matcher": "*", "hooks": [{ "name": "log", "type": "command", "command": "logger start" }] } /* after it */
+    ]
+  }
+}
+`;
+  const comments = ['// Gemini CLI settings', '/* auth */', '// the key is in the env', '// a // inside a string is no comment', '// my logger first', '/* after it */'];
+
+  it("install keeps every comment and adds our group after the user's; uninstall gives the file back byte for byte", async () => {
+    await mkdir(gemini, { recursive: true });
+    const file = join(gemini, 'settings.json');
+    await writeFile(file, commented);
+    const r = await hooks('install', ['--agent', 'gemini']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const after = await read(file);
+    for (const c of comments) expect(after).toContain(c);
+    const data = readAsGemini(after);
+    expect(data.url).toBe('http://example.com/a//b');
+    expect(data.hooks.SessionStart).toEqual([
+      { matcher: '*', hooks: [{ name: 'log', type: 'command', command: 'logger start' }] },
+      { matcher: '*', hooks: [{ name: 'tmux-fleet', type: 'command', command: ours }] },
+    ]);
+    expect((await hooks('status', ['--agent', 'gemini'])).exitCode).toBe(0);
+    expect((await hooks('install', ['--agent', 'gemini'])).stdout).toMatch(/already installed/);
+    const un = await hooks('uninstall', ['--agent', 'gemini']);
+    expect(un.exitCode, un.stderr).toBe(0);
+    expect(await read(file)).toBe(commented);
+  });
+
+  it('without a hooks key: install adds one, uninstall gives the file back; a comment in what uninstall removes is kept', async () => {
+    await mkdir(gemini, { recursive: true });
+    const file = join(gemini, 'settings.json');
+    const plain = '{\n  // only a comment and a key\n  "general": { "vimMode": true }\n}\n';
+    await writeFile(file, plain);
+    expect((await hooks('install', ['--agent', 'gemini'])).exitCode).toBe(0);
+    expect(readAsGemini(await read(file)).hooks.SessionStart[0].hooks[0].name).toBe('tmux-fleet');
+    expect((await hooks('uninstall', ['--agent', 'gemini'])).exitCode).toBe(0);
+    expect(await read(file)).toBe(plain);
+
+    // The user wrote a comment inside our group: uninstall removes the group, never the comment.
+    expect((await hooks('install', ['--agent', 'gemini'])).exitCode).toBe(0);
+    const withNote = (await read(file)).replace('"name": "tmux-fleet"', '/* keep me */ "name": "tmux-fleet"');
+    await writeFile(file, withNote);
+    expect((await hooks('uninstall', ['--agent', 'gemini'])).exitCode).toBe(0);
+    const left = await read(file);
+    expect(left).toContain('/* keep me */');
+    expect(left).toContain('// only a comment and a key');
+    expect(readAsGemini(left).hooks).toBeUndefined();
+  });
+
+  it('a file Gemini CLI would not read either (a trailing comma) is refused: one line, nothing changed', async () => {
+    await mkdir(gemini, { recursive: true });
+    const file = join(gemini, 'settings.json');
+    const broken = '{\n  // a comment\n  "general": { "vimMode": true },\n}\n';
+    await writeFile(file, broken);
+    const r = await hooks('install', ['--agent', 'gemini']);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/settings\.json: not valid JSON .*nothing changed/);
+    expect(await read(file)).toBe(broken);
+  });
+
+  it("Claude Code's settings.json takes no comments: refused as before", async () => {
+    const file = join(fx.claudeDir, 'settings.json');
+    await writeFile(file, '{\n  // a comment\n  "model": "opus"\n}\n');
+    const r = await hooks('install', ['--agent', 'claude']);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/settings\.json: not valid JSON/);
   });
 });
 

@@ -1,7 +1,7 @@
 // Which SessionStart hook commands are ours, and editing settings.json in its text (pure).
 import { describe, expect, it } from 'vitest';
 import { formattingOf, hookHelperPath, hookNodePath, isStampCommand, stampCommand } from '../../src/hooks/settings';
-import { removeAt } from '../../src/json-text';
+import { blankComments, commentRanges, removeAt } from '../../src/json-text';
 
 describe('isStampCommand', () => {
   it.each([
@@ -63,6 +63,29 @@ describe('editing settings.json in its text', () => {
   ];
   it.each(removals)('removeAt: %s', (_what, text, path, want) => {
     expect(removeAt(text, path)).toBe(want);
+  });
+
+  // Comments as Gemini CLI takes them (strip-json-comments): a removal keeps every one, in its place.
+  const commented: [string, string, (string | number)[], string][] = [
+    ['an element with a comment line after it', '[\n  {"a": 1},\n  // other\n  {"b": 2}\n]', [0], '[\n  // other\n  {"b": 2}\n]'],
+    ['the last element, a line comment after the comma before it', '[\n  {"a": 1}, // note\n  {"b": 2}\n]', [1], '[\n  {"a": 1} // note\n]'],
+    ['the only element, a comment before it', '{"h": [ // mine\n  1\n]}', ['h', 0], '{"h": [ // mine\n  ]}'],
+    ['a member whose value holds a comment', '{\n  "a": 1,\n  "h": { /* keep */ "x": 1 }\n}', ['h'], '{\n  "a": 1 /* keep */\n}'],
+    ['no comment in what goes: as without comments', '{"a": 1, /* c */ "b": 2, "d": 3}', ['d'], '{"a": 1, /* c */ "b": 2}'],
+  ];
+  it.each(commented)('removeAt with comments: %s', (_what, text, path, want) => {
+    expect(removeAt(text, path, commentRanges(text))).toBe(want);
+    expect(() => JSON.parse(blankComments(want, commentRanges(want)))).not.toThrow();
+  });
+
+  it.each([
+    ['a // inside a string', '{"u": "http://x//y"} // c', [[21, 25]]],
+    ['an escaped quote, then a comment', '{"q": "a\\"//b"} /* c */', [[16, 23]]],
+    ['an escaped backslash ends the string', '{"q": "a\\\\"} // c', [[13, 17]]],
+    ['a block comment not closed runs to the end', '{} /* open', [[3, 10]]],
+    ['a line comment ends before CRLF', '{} // c\r\n', [[3, 7]]],
+  ] as [string, string, [number, number][]][])('commentRanges: %s', (_what, text, want) => {
+    expect(commentRanges(text)).toEqual(want);
   });
 
   const layouts: [string, string, ReturnType<typeof formattingOf>][] = [
