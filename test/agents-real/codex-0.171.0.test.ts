@@ -131,7 +131,8 @@ describe(`Codex CLI ${VERSION}`, () => {
       return v.includes('owner tn') ? v : '';
     }, '@fleet-owner', 20_000);
     expect(status).toContain('● owner tn');
-    expect(await until(async () => ((await world.option(session, '@fleet-agent')).includes('codex') ? 'yes' : ''), '@fleet-agent', 20_000)).toBe('yes');
+    // No prompt yet: its title is its directory alone, which tells nothing; the segment names the agent.
+    expect(await until(async () => ((await world.option(session, '@fleet-agent')).includes('· codex') ? 'yes' : ''), '@fleet-agent', 20_000)).toBe('yes');
 
     await until(async () => (await world.screen(session)).includes('›'), 'the prompt', 60_000, 250);
     await world.typeLine(session, '/clear');

@@ -115,7 +115,9 @@ describe(`Gemini CLI ${VERSION}`, () => {
       return v.includes('owner tn') ? v : '';
     }, '@fleet-owner', 20_000);
     expect(status).toContain('● owner tn');
-    expect(await until(async () => ((await world.option(session, '@fleet-agent')).includes('gemini') ? 'yes' : ''), '@fleet-agent', 20_000)).toBe('yes');
+    // No hook: its state from its pane's title alone; the launch prompt's turn ends, and the title says Ready.
+    expect(await until(async () => ((await world.option(session, '@fleet-agent')).includes('· idle') ? 'yes' : ''), '@fleet-agent idle, from the title', 60_000)).toBe('yes');
+    expect(await world.tmux(['display-message', '-p', '-t', `=${session}:`, '#{pane_title}'])).toMatch(/Ready/);
   });
 
   timed('launch prompt: a prompt starting with - reaches the model as text, never as options', async () => {
