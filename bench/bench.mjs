@@ -4,7 +4,7 @@
 // tmux server is private (`-L fleet-bench-<random> -f /dev/null`) and killed at
 // the end, also on failure. Each figure is a ratio or a count taken in one run.
 //
-// Parts to run by letter, as arguments or BENCH_ONLY (`node bench/bench.mjs g`, BENCH_ONLY=ag; default: abcdefg).
+// Parts to run by letter, as arguments or BENCH_ONLY (`node bench/bench.mjs g`, BENCH_ONLY=ag; default: abcdefgh).
 // Environment: BENCH_QUICK=1 (short runs), BENCH_RUNS (owner runs per side, 40),
 // BENCH_BIN (the build to measure, default dist/tmux-fleet.cjs: another worktree's, for before/after figures),
 // BENCH_OUT (the results file, default bench/results.md),
@@ -16,7 +16,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -782,6 +782,108 @@ async function benchScale() {
   }
 }
 
+// ---------------------------------------------------------------- h. notifications from a real agent
+// The real Claude Code 2.1.333 (from the real tier's cache) in a private server
+// with the plugin, its hooks installed, turns answered by the scripted model
+// server: a permission wait, then (after the notification's 5 s gap) the answer
+// and the turn's end. Each notification is read where a person gets it: the
+// bytes of a client's terminal (script's pty). Its lag is from the agent's own
+// write: the row's statusUpdatedAt (waiting, then idle).
+async function benchNotify() {
+  const version = '2.1.333';
+  const cache = process.env.TMUX_FLEET_CLAUDE_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'tmux-fleet-test', 'claude-code');
+  const claude = join(cache, version, 'claude');
+  if (!existsSync(claude)) return note(`| h | notification lag from the agent's write (real Claude Code ${version}) | skipped: not in the cache (npm run test:claude fetches it) | < 1 s | |`);
+  const SCRIPT = (spawnSync('command', ['-v', 'script'], { shell: true, encoding: 'utf8' }).stdout || '').trim();
+  if (!SCRIPT) return note('| h | notification lag | skipped: script(1) missing | < 1 s | |');
+  const { startModelServer } = await import(join(root, 'test', 'fixtures', 'model-server.mjs'));
+  const model = await startModelServer({ script: [{ match: 'list the root', tool: { name: 'Bash', input: { command: 'ls -la /', description: 'List the root directory' } }, after: 'done.' }] });
+  const home = join(work, 'notify-home');
+  const work2 = join(home, 'work');
+  mkdirSync(join(home, '.claude'), { recursive: true });
+  mkdirSync(work2, { recursive: true });
+  const apiKey = `sk-ant-api03-${randomBytes(30).toString('hex')}`;
+  writeFileSync(join(home, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true, customApiKeyResponses: { approved: [apiKey.slice(-20)], rejected: [] }, projects: { [work2]: { hasTrustDialogAccepted: true } }, hasSeenAutoDefaultNudge: true }));
+  writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default' }, env: { ANTHROPIC_BASE_URL: model.url } }));
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    TERM: 'xterm-256color',
+    LANG: 'C.UTF-8',
+    TMUX_FLEET_HOME: join(home, 'fleet'),
+    ANTHROPIC_API_KEY: apiKey,
+    ANTHROPIC_BASE_URL: model.url,
+    DISABLE_AUTOUPDATER: '1',
+  };
+  const server = startServer(env);
+  const ptyDir = join(work, 'notify-pty');
+  mkdirSync(ptyDir, { recursive: true });
+  let client = null;
+  try {
+    tmuxChain(server.name, [
+      ['set-option', '-g', '@fleet-agent-cmd', claude],
+      ['set-option', '-g', 'status-right', '#{fleet_agent} #{fleet_attention}'],
+    ]);
+    const fenv = { ...env, TMUX_FLEET_SOCKET: server.name };
+    const hooks = spawnSync(process.execPath, [BIN, 'hooks', 'install', '--agent', 'claude'], { env: fenv, encoding: 'utf8' });
+    if (hooks.status !== 0) throw new Error(`hooks install: ${hooks.stderr}`);
+    tmux(server.name, ['run-shell', join(root, 'tmux-plugin.tmux')], { env });
+    await waitFor(() => existsSync(join(home, 'fleet', 'run')) && readdirSync(join(home, 'fleet', 'run')).some((n) => n.startsWith('supervisor-')), 'the supervisor', 60_000);
+    const out = join(ptyDir, 'client.out');
+    client = spawn(SCRIPT, ['-qf', '-c', `env -u TMUX ${TMUX} -L ${server.name} attach-session -t =keeper:`, out], { stdio: 'ignore', detached: true, env });
+    children.add(client);
+    await waitFor(() => tmux(server.name, ['list-clients', '-F', '#{client_name}'], { allowFail: true }), 'the client');
+    const bytes = () => (existsSync(out) ? Buffer.from(readFileSync(out, 'latin1'), 'latin1').toString('utf8') : '');
+    const oscs = () => [...bytes().matchAll(/\u001b\]9;([^\u001b\u0007]*)\u001b\\/g)].map((m) => m[1]);
+    const sp = spawnSync(process.execPath, [BIN, 'spawn', 'bn', '--cwd', work2], { env: fenv, encoding: 'utf8' });
+    if (sp.status !== 0) throw new Error(`spawn: ${sp.stderr}`);
+    const rowOf = () => {
+      const dir = join(home, '.claude', 'sessions');
+      for (const n of existsSync(dir) ? readdirSync(dir).filter((f) => /^\d+\.json$/.test(f)) : []) {
+        try {
+          const r = JSON.parse(readFileSync(join(dir, n), 'utf8'));
+          if (r.kind === 'interactive' || r.kind === undefined) return r;
+        } catch {}
+      }
+      return null;
+    };
+    await waitFor(() => rowOf()?.sessionId, 'the Driver row', 120_000);
+    await waitFor(() => /─{20,}\n\s*[❯>]/.test(tmux(server.name, ['capture-pane', '-p', '-t', '=op-bn:'], { allowFail: true })), 'the prompt', 120_000);
+    const lags = { wait: [], done: [] };
+    const rounds = QUICK ? 1 : 3;
+    for (let round = 0; round < rounds; round++) {
+      const before = oscs().length;
+      tmux(server.name, ['send-keys', '-t', '=op-bn:', '-l', `please list the root ${round}`]);
+      await sleep(600);
+      tmux(server.name, ['send-keys', '-t', '=op-bn:', 'Enter']);
+      const waiting = await waitFor(() => (rowOf()?.status === 'waiting' ? rowOf() : null), 'the Driver waiting', 60_000);
+      await waitFor(() => oscs().length > before, 'the wait notification', 20_000);
+      const seenAt = Date.now();
+      lags.wait.push(seenAt - waiting.statusUpdatedAt);
+      // The channel's gap, so that the turn's end is said at once.
+      await sleep(5200);
+      const before2 = oscs().length;
+      tmux(server.name, ['send-keys', '-t', '=op-bn:', 'Enter']);
+      const idle = await waitFor(() => (rowOf()?.status === 'idle' ? rowOf() : null), 'the Driver idle', 60_000);
+      await waitFor(() => oscs().slice(before2).some((t) => t.includes('finished')), 'the done notification', 20_000);
+      lags.done.push(Date.now() - idle.statusUpdatedAt);
+      await sleep(5200);
+    }
+    const said = oscs();
+    const worst = Math.max(...lags.wait, ...lags.done);
+    note(`| h | notification lag from the agent's own write (real Claude Code ${version}, hooks installed; OSC 9 read from a client's pty; ${rounds} rounds; polled every 50 ms) | wait ${lags.wait.map((x) => `${x} ms`).join(', ')}; done ${lags.done.map((x) => `${x} ms`).join(', ')} (e.g. "${said[0] ?? ''}") | < 1 s | ${worst < 1000 ? 'met' : 'OVER'} |`);
+  } finally {
+    if (client?.pid) {
+      try {
+        process.kill(-client.pid, 'SIGKILL');
+      } catch {}
+    }
+    spawnSync(claude, ['daemon', 'stop', '--any'], { env, stdio: 'ignore', timeout: 30_000 });
+    killServer(server);
+    await model.close();
+  }
+}
+
 // ---------------------------------------------------------------- main
 const tmuxVersion = spawnSync(TMUX, ['-V'], { encoding: 'utf8' }).stdout.trim();
 const straceVersion = STRACE ? spawnSync(STRACE, ['-V'], { encoding: 'utf8' }).stdout.split('\n')[0] : 'missing';
@@ -800,9 +902,9 @@ const header = [
   '|---|---|---|---|---|',
 ];
 console.log(header.join('\n'));
-const only = (process.argv.slice(2).join('') || process.env.BENCH_ONLY || 'abcdefg').split('');
+const only = (process.argv.slice(2).join('') || process.env.BENCH_ONLY || 'abcdefgh').split('');
 let failed = false;
-for (const [key, fn] of [['a', benchOwner], ['b', benchRedraw], ['c', benchSupervisor], ['d', benchSweep], ['f', benchTree], ['g', benchScale]]) {
+for (const [key, fn] of [['a', benchOwner], ['b', benchRedraw], ['c', benchSupervisor], ['d', benchSweep], ['f', benchTree], ['g', benchScale], ['h', benchNotify]]) {
   if (!only.includes(key) && !(key === 'd' && only.includes('e'))) continue;
   try {
     await fn();

@@ -44,6 +44,8 @@ export interface AgentWorld {
   /** Types text, waits until the screen shows it, then presses Enter. */
   typeLine(session: string, text: string): Promise<void>;
   readTask(slug: string): Promise<Record<string, any>>;
+  /** The last hook signal of a session id (<fleet home>/signals/<sid>.json), or null. */
+  signal(sid: string): Promise<{ at: number; state: string; needs: string | null } | null>;
   /** Loads the plugin as a user does (run-shell tmux-plugin.tmux): options, keys, the supervisor. */
   loadPlugin(): Promise<void>;
   /** The agent process under a session's pane (Codex's native binary, Gemini's relaunched child), or 0. */
@@ -176,6 +178,9 @@ export async function makeAgentWorld(agent: OtherAgent): Promise<AgentWorld> {
     },
     async readTask(slug) {
       return JSON.parse(await readFile(join(home, 'fleet', 'tasks', slug, 'task.json'), 'utf8'));
+    },
+    async signal(sid) {
+      return JSON.parse(await readFile(join(home, 'fleet', 'signals', `${sid}.json`), 'utf8').catch(() => 'null'));
     },
     async loadPlugin() {
       await tmux(['run-shell', join(ROOT, 'tmux-plugin.tmux')]);
