@@ -9,7 +9,7 @@ import { HopTracker } from '../registry/hop';
 import { hopToast, shorten } from './hop-text';
 import { ownerSid, type Task } from '../tasks/schema';
 import type { TmuxSnapshot } from '../tmux/snapshot';
-import { setOptionValue } from './snapshot-options';
+import { jumpHint, setOptionValue } from './snapshot-options';
 import { lookAtFleet, noticesOf, type AgentLook } from './notices';
 import { coalesce, noticeText } from '../notify/notice';
 import { parseChannels } from '../notify/notifier';
@@ -246,10 +246,11 @@ export function makeRender(
     const toasts = view.events.map((e) => ({ session: e.session, text: hopToast(e) }));
     const channels = parseChannels(setOptionValue(snapshot.config, '@fleet-notify', 'notify')).channels;
     if (channels.has('toast') && notices.length > 0) {
+      const hint = jumpHint(setOptionValue(snapshot.config, '@fleet-attention-key', 'attentionKey'));
       // Each session's clients: what is not about that session (a job runs in none of its session's panes).
       for (const x of snapshot.sessions) {
         const mine = notices.filter((n) => n.session !== x.name || !!n.job);
-        if (mine.length > 0) toasts.push({ session: x.name, text: `fleet: ${shorten(coalesce(mine), 100)}` });
+        if (mine.length > 0) toasts.push({ session: x.name, text: `fleet: ${shorten(coalesce(mine), 100)} (${hint})` });
       }
     }
     waits = new Set(waiters.map((w) => w.key));

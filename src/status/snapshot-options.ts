@@ -11,3 +11,9 @@ export function setOptionValue(config: Readonly<Record<string, string>>, option:
   return optionValueIfSet(option, config[setKey(option)] === '1', config[key]);
 }
 
+
+/** How a notification says to get there: the first attention key (`prefix A`), else the command. */
+export function jumpHint(attentionKeys: string): string {
+  const key = attentionKeys.trim().split(/\s+/)[0] ?? '';
+  return key ? `prefix ${key}` : 'tmux-fleet attention --jump';
+}

@@ -21,7 +21,7 @@ import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
 import { applyToSnapshot, diffSegments, diffWindows, toastsForClients, type Render, type WindowValues } from './segment-writes';
 import { acquirePidFile, releasePidFile } from './supervisor-lock';
 import { Notifier, parseChannels, type NotifyWorld } from '../notify/notifier';
-import { setOptionValue } from './snapshot-options';
+import { jumpHint, setOptionValue } from './snapshot-options';
 import { installWakeHooks, removeWakeHooks, Wakes } from './wakes';
 
 /** The pause between a wake and its tick: the several events of one write arrive together. */
@@ -340,14 +340,14 @@ export class Supervisor {
   /** What the notifier needs of the server (docs/notify.md): its clients and panes, the channels and how to jump. */
   private notifyWorld(snapshot: TmuxSnapshot): NotifyWorld {
     const config = snapshot.config;
-    const key = setOptionValue(config, '@fleet-attention-key', 'attentionKey').trim().split(/\s+/)[0] ?? '';
+
     const jumpArgv = this.cfg.helperArgv ? [...this.cfg.helperArgv, 'attention', '--jump', '--home', this.cfg.home, '--socket-path', this.cfg.socketPath] : [];
     return {
       clients: snapshot.clients,
       panes: new Map(snapshot.panes.map((p) => [p.id, { id: p.id, session: p.session, tty: p.tty, active: p.active === '1', job: p.job }])),
       channels: parseChannels(setOptionValue(config, '@fleet-notify', 'notify')).channels,
       command: config.notifyCommand ?? '',
-      jumpHint: key ? `prefix ${key}` : 'tmux-fleet attention --jump',
+      jumpHint: jumpHint(setOptionValue(config, '@fleet-attention-key', 'attentionKey')),
       jumpArgv,
     };
   }
