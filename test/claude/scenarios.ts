@@ -132,10 +132,14 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       const rowAt = Date.now();
       expect(row.waitingFor).toBe('permission prompt');
       await captureRow(version, '-waiting', row);
-      await until(async () => (await world.option(driver.session, '@fleet-agent')).includes('! waiting: permission prompt'), "the Driver's @fleet-agent waiting", 20_000, 50);
+      // With the PermissionRequest hook (hooks install), the Driver's wait says what it is for, as a job's does.
+      const sentence = 'approve Bash: ls -la /';
+      await until(async () => (await world.option(driver.session, '@fleet-agent')).includes(`! ${sentence}`), "the Driver's @fleet-agent waiting, with the hook's sentence", 20_000, 50);
       timing.note(`wait: the Driver's wait shown ${Date.now() - rowAt} ms after its row said so`);
       expect(await world.option('keeper', '@fleet-attention')).toContain('! 1 waiting');
-      await until(async () => (await client!.screen()).includes('fleet: ta waits: permission prompt'), 'the toast on the attached client', 20_000, 100);
+      await until(async () => (await client!.screen()).includes(`fleet: ta waits: ${sentence}`), 'the toast on the attached client', 20_000, 100);
+      // Told beyond tmux too: the notify command ran with the wait's sentence.
+      await until(() => world.notices().some((l) => l === `wait ta waits: ${sentence}`), 'the notify command for the wait', 20_000, 100);
       const dash = await openDashboard(world);
       await until(async () => firstTableLine(await dash.screen()).startsWith('  ta '), 'the waiting task first in the dashboard', 20_000, 250);
       expect(firstTableLine(await dash.screen())).toMatch(/^ {2}ta\s+op-ta\s.*waiting: permission prompt/);
@@ -143,6 +147,11 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       const jump = await world.fleet(['attention', '--jump', '--client', client.name]);
       expect(jump.stdout.trim()).toBe('ta: switched to op-ta');
       expect(await client.session()).toBe('op-ta');
+      // Back where it was: the turn's end is then in a session nobody shows.
+      await world.tmux(['switch-client', '-c', client.name, '-t', '=keeper:']);
+      await until(async () => ((await client!.session()) === 'keeper' ? true : null), 'the client back on keeper', 10_000, 100);
+      const doneLine = (l: string) => l === 'done ta finished its turn';
+      const doneBefore = world.notices().filter(doneLine).length;
       // 1. Yes: the tool runs, the turn ends.
       await world.tmux(['send-keys', '-t', `=${driver.session}:`, 'Enter']);
       await until(() => world.rowOf(driver.sid)?.status === 'idle', 'the Driver idle after the answer', 60_000, 100);
@@ -153,6 +162,9 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         100,
       );
       expect((await attention(world)).waiting).toEqual([]);
+      // The turn's end, while the client shows another session: told, and the session marked unseen.
+      await until(() => world.notices().filter(doneLine).length > doneBefore, 'the notify command for the finished turn', 20_000, 100);
+      expect(await world.option(driver.session, '@fleet-unseen')).toMatch(/^\d+ ta finished its turn$/);
     });
 
     timed(

@@ -65,6 +65,8 @@ export interface ClaudeWorld {
   /** A tmux client attached to `session` (in a pane of an outer private server), to see toasts and to be switched. */
   attachClient(session: string): Promise<WorldClient>;
   readTask(slug: string): Promise<Record<string, any>>;
+  /** The notifications the notify command got so far (`<event> <text>` lines). */
+  notices(): string[];
   /** Processes running (not zombies) with this world's HOME. */
   processes(): { pid: number; comm: string }[];
   close(): Promise<void>;
@@ -245,6 +247,13 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
       return JSON.parse(await readFile(join(home, 'fleet', 'tasks', slug, 'task.json'), 'utf8'));
     },
     processes: () => processesWithHome(home),
+    notices() {
+      try {
+        return readFileSync(join(home, 'notices'), 'utf8').split('\n').filter(Boolean);
+      } catch {
+        return [];
+      }
+    },
     async close() {
       for (const outer of outers.splice(0)) {
         await execa('tmux', ['-L', outer, 'kill-server'], { reject: false });
@@ -271,6 +280,9 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
     await tmux(['set-option', '-g', 'status-left-length', '150']);
     await tmux(['set-option', '-g', 'status-right', '']);
     await tmux(['set-option', '-g', '@fleet-message-time', '8000']);
+    // Notifications also through a command (docs/notify.md): each one a line in <HOME>/notices.
+    await tmux(['set-option', '-g', '@fleet-notify', 'toast terminal command']);
+    await tmux(['set-option', '-g', '@fleet-notify-command', `printf '%s %s\\n' "$FLEET_EVENT" "$FLEET_TEXT" >> '${join(home, 'notices')}'`]);
     await tmux(['run-shell', join(ROOT, 'tmux-plugin.tmux')]);
     const hooks = await world.fleet(['hooks', 'install']);
     if (hooks.exitCode !== 0) throw new Error(`hooks install: ${hooks.stderr}`);
