@@ -9,8 +9,7 @@
 import type { Context } from '../context';
 import { errorMessage, FleetError, UsageError } from '../errors';
 import { isAgentKind, type AgentKind } from '../agents/kind';
-import { currentHelperPath, hookAction, hookLine, selectAgents, type AgentHookResult } from '../hooks/agents';
-import { stampCommand } from '../hooks/settings';
+import { hookAction, hookLine, selectAgents, thisStampCommand, type AgentHookResult } from '../hooks/agents';
 import type { Args } from './types';
 import { writeStdout } from './output';
 import { echoInput, printable } from '../text';
@@ -24,8 +23,7 @@ function askedAgents(value: unknown): AgentKind[] {
 }
 
 export async function run(args: Args, ctx: Context): Promise<number> {
-  // The node running this command, by its absolute path: the hook needs no node on the agent's PATH (docs/tmux.md#node).
-  const command = stampCommand(currentHelperPath(), process.execPath);
+  const command = thisStampCommand();
   const action = String(args.action);
   if (action !== 'install' && action !== 'uninstall' && action !== 'status') {
     throw new UsageError(`hooks: unknown action ${echoInput(String(action))} (install, uninstall, status)`);

@@ -5,10 +5,10 @@ import { basename, dirname, join } from 'node:path';
 import { checkFleetHome, registryDir, type Context } from '../context';
 import { TmuxError } from '../errors';
 import { printable } from '../text';
-import { findStampHooks, hookHelperPath, hookNodePath, readSettings, settingsFile, stampCommand } from '../hooks/settings';
-import { currentHelperPath, hookAction, selectAgents } from '../hooks/agents';
+import { findStampHooks, hookHelperPath, hookNodePath, readSettings, settingsFile } from '../hooks/settings';
+import { hookAction, selectAgents, thisStampCommand } from '../hooks/agents';
 import { AgentDiscovery, codexThreadLocks, geminiChats, geminiDirOf, geminiSessionArg, type Discovery } from '../agents/discover';
-import { AGENT_NAMES, lookAt } from '../agents/kind';
+import { AGENT_NAMES, lookAt, type AgentKind } from '../agents/kind';
 import { lastHandover } from '../ownership/judge';
 import { isValidSlug } from '../tasks/slug';
 import { judgeLoaded, loadForJudge } from '../ownership/owner';
@@ -200,45 +200,12 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
     add({ id: 'registry', state: 'ok', text: `registry: ${dir}: ${rows.length} row${rows.length === 1 ? '' : 's'} (${snapshot.malformed} malformed, ${stale} stale${uncheckable}${overCap})` });
   }
 
-  // Claude Code hook.
-  const settings = settingsFile(ctx.env);
+  // Each agent's hook, read and compared the same way (docs/ownership.md#agents): Claude Code, and every other agent whose directory exists.
   let hookInstalled = false;
-  try {
-    const s = await readSettings(settings);
-    const found = findStampHooks(s.data);
-    // A hook naming a helper file that is gone (an older build's path) stamps nothing; one naming a node that is
-    // gone fails at every start of Claude Code.
-    const missing = found.map((f) => hookHelperPath(f.command)).filter((p): p is string => p !== null && !existsSync(p));
-    const noNode = found.map((f) => hookNodePath(f.command)).filter((p): p is string => p !== null && !isExecutableFile(p));
-    if (found.length > 0 && missing.length === found.length) {
-      add({ id: 'hook', state: 'fail', text: `hook: SessionStart runs ${missing[0]}, which does not exist (${settings})`, fix: 'tmux-fleet hooks install' });
-    } else if (noNode.length > 0) {
-      add({ id: 'hook', state: 'fail', text: `hook: SessionStart runs node ${noNode[0]}, which does not exist (${settings})`, fix: 'tmux-fleet hooks install' });
-    } else if (found.length > 0) {
-      hookInstalled = true;
-      add({ id: 'hook', state: 'ok', text: `hook: SessionStart runs tmux-fleet stamp (${settings})` });
-    }
-    else
-      add({
-        id: 'hook',
-        state: 'skip',
-        text: `hook: no SessionStart hook runs tmux-fleet stamp in ${settings} (optional: without it the supervisor stamps a task's Claude Code within a second; tmux-fleet hooks install makes it instant)`,
-      });
-  } catch (err) {
-    add({ id: 'hook', state: 'fail', text: `hook: ${err instanceof Error ? err.message : String(err)}`, fix: `repair ${settings}, then tmux-fleet hooks install` });
-  }
-
-  // The other agents' hooks, for each whose directory exists (docs/ownership.md#agents).
-  for (const agent of selectAgents([], ctx.env).filter((a) => a !== 'claude')) {
-    try {
-      const r = await hookAction('status', agent, stampCommand(currentHelperPath()), ctx.env);
-      if (r.installed && r.daemonMode) add({ id: `hook-${agent}`, state: 'fail', text: `hook (${agent}): ${r.message.split('; note: ')[0]}`, fix: r.message.split('; note: ')[1] });
-      else if (r.installed) add({ id: `hook-${agent}`, state: 'ok', text: `hook (${agent}): ${r.message}` });
-      // Optional, as Claude Code's: the supervisor stamps a task's session without it.
-      else add({ id: `hook-${agent}`, state: 'skip', text: `hook (${agent}): ${r.message.split('; note: ')[0]} (optional: tmux-fleet hooks install --agent ${agent} makes the stamp instant)` });
-    } catch (err) {
-      add({ id: `hook-${agent}`, state: 'fail', text: `hook (${agent}): ${err instanceof Error ? err.message : String(err)}`, fix: `repair the file, then tmux-fleet hooks install --agent ${agent}` });
-    }
+  for (const agent of selectAgents([], ctx.env)) {
+    const check = await hookCheck(agent, ctx.env);
+    if (agent === 'claude' && check.state === 'ok') hookInstalled = true;
+    add(check);
   }
 
   // The session: --session, else the one holding $TMUX_PANE, else the one $TMUX names (a popup has no pane).
@@ -253,6 +220,40 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
   }
 
   return { ok: !checks.some((c) => c.state === 'fail'), server: tmux.describeServer(), session, checks };
+}
+
+/** Why each agent's hook is optional: the supervisor stamps a task's session without it. */
+const HOOK_OPTIONAL: Record<AgentKind, string> = {
+  claude: "without it the supervisor stamps a task's Claude Code within a second; tmux-fleet hooks install makes it instant",
+  codex: 'tmux-fleet hooks install --agent codex makes the stamp instant',
+  gemini: 'tmux-fleet hooks install --agent gemini makes the stamp instant',
+};
+
+/**
+ * One agent's hook: `hooks status` against this helper's command (the one
+ * `hooks install` writes), then what would keep it from running (a helper
+ * file or a node that is gone) and, for Codex, its daemon mode.
+ */
+async function hookCheck(agent: AgentKind, env: NodeJS.ProcessEnv): Promise<Check> {
+  const id = agent === 'claude' ? 'hook' : `hook-${agent}`;
+  const label = agent === 'claude' ? 'hook' : `hook (${agent})`;
+  const fix = agent === 'claude' ? 'tmux-fleet hooks install' : `tmux-fleet hooks install --agent ${agent}`;
+  let r: Awaited<ReturnType<typeof hookAction>>;
+  try {
+    r = await hookAction('status', agent, thisStampCommand(), env);
+  } catch (err) {
+    return { id, state: 'fail', text: `${label}: ${err instanceof Error ? err.message : String(err)}`, fix: `repair the file, then ${fix}` };
+  }
+  if (r.found.length === 0) return { id, state: 'skip', text: `${label}: no SessionStart hook runs tmux-fleet stamp in ${r.file} (optional: ${HOOK_OPTIONAL[agent]})` };
+  // A hook naming a helper file that is gone (an older build's path) stamps nothing; one naming a node that is gone fails at every start of the agent.
+  const missing = r.found.map(hookHelperPath).filter((p): p is string => p !== null && !existsSync(p));
+  const noNode = r.found.map(hookNodePath).filter((p): p is string => p !== null && !isExecutableFile(p));
+  if (missing.length === r.found.length) return { id, state: 'fail', text: `${label}: SessionStart runs ${missing[0]}, which does not exist (${r.file})`, fix };
+  if (noNode.length > 0) return { id, state: 'fail', text: `${label}: SessionStart runs node ${noNode[0]}, which does not exist (${r.file})`, fix };
+  const [said, note] = r.message.split('; note: ');
+  if (r.daemonMode) return { id, state: 'fail', text: `${label}: ${said}`, fix: note };
+  if (!r.installed) return { id, state: 'fail', text: `${label}: ${said}`, fix };
+  return { id, state: 'ok', text: `${label}: ${said}` };
 }
 
 /** The plugin directory of this helper (dist/..), when it is a checkout of the plugin; else null. */

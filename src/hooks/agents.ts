@@ -27,7 +27,17 @@ import {
   type CodexConfig,
   type TrustEdit,
 } from './codex-trust';
-import { findStampHooks, hookStatus, installHook, readSettings, restoreSettings, uninstallHook, type HookResult, type SettingsSyntax } from './settings';
+import {
+  findStampHooks,
+  hookStatus,
+  installHook,
+  readSettings,
+  restoreSettings,
+  stampCommand,
+  uninstallHook,
+  type HookResult,
+  type SettingsSyntax,
+} from './settings';
 
 type Json = Record<string, unknown>;
 
@@ -248,6 +258,17 @@ export function currentHelperPath(): string {
   } catch {
     return self;
   }
+}
+
+/**
+ * The SessionStart hook command of this helper, the same for every agent:
+ * the node running this command by its absolute path (an agent runs hooks
+ * with its own PATH, which may hold no node: docs/tmux.md#node), then this
+ * helper's file. `hooks install` writes it; `hooks status` and doctor compare
+ * with it (runsSameHelper).
+ */
+export function thisStampCommand(): string {
+  return stampCommand(currentHelperPath(), process.execPath);
 }
 
 /** The one line an agent's result prints. */

@@ -8,6 +8,7 @@
 // written: strict JSON, or JSON with comments where the agent takes them
 // (Gemini CLI), whose comments are kept.
 import type { EditResult, FormattingOptions, JSONPath } from 'jsonc-parser/lib/esm/main.js';
+import { realpathSync } from 'node:fs';
 import { chmod, copyFile, lstat, mkdir, realpath, stat, unlink } from '../fs-async';
 import { readRegularFileBytes, UnsafeFileError } from '../fs-safe';
 import { dirname, join } from 'node:path';
@@ -54,6 +55,27 @@ export function hookHelperPath(command: string): string | null {
 export function hookNodePath(command: string): string | null {
   const words = stampWords(command);
   return words && words.length === 2 && words[0]!.startsWith('/') ? words[0]! : null;
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * Does a stamp hook command found in a file run the same helper as `ours`
+ * (docs/ownership.md#agents)? The same command, or the same helper file
+ * (symlinks resolved) whatever node runs it. A bare `tmux-fleet stamp` (found
+ * on the agent's PATH) or a command of another shape cannot be told: no.
+ */
+export function runsSameHelper(found: string, ours: string): boolean {
+  if (found === ours) return true;
+  const a = hookHelperPath(found);
+  const b = hookHelperPath(ours);
+  return a !== null && b !== null && realOrSelf(a) === realOrSelf(b);
 }
 
 export function shellQuote(s: string): string {
@@ -466,6 +488,7 @@ export async function hookStatus(file: string, command: string, syntax: Settings
   let message: string;
   if (found.length === 0) message = `not installed in ${file} (run: tmux-fleet hooks install)`;
   else if (found.includes(command)) message = `installed in ${file}: \`${command}\``;
+  else if (found.some((f) => runsSameHelper(f, command))) message = `installed in ${file}: \`${found.find((f) => runsSameHelper(f, command))}\``;
   else message = `installed in ${file}: \`${found[0]}\`, another helper than this one (\`${command}\`); tmux-fleet hooks install points it here`;
   return result('status', read, read.data, command, found.length > 0 ? 'unchanged' : 'absent', null, message);
 }

@@ -98,7 +98,7 @@ describe('doctor', () => {
       expect.stringMatching(/^✔ helper: built from the checkout \(version \d+\.\d+\.\d+\)$/),
       `✔ supervisor: running (pid ${process.pid})`,
       `✔ registry: ${fenv.registry}: 2 rows (0 malformed, 0 stale)`,
-      `✔ hook: SessionStart runs tmux-fleet stamp (${join(fenv.claudeDir, 'settings.json')})`,
+      `✔ hook: installed in ${join(fenv.claudeDir, 'settings.json')}: \`'${FLEET_BIN}' stamp\``,
       `✔ stamp: op-demo runs session ${TAB}`,
       expect.stringMatching(new RegExp(`^✔ agent: pid ${tab.pid} \\(node, started [^)]+\\) under pane %\\d+ holds session 10e378ef, matches the stamp$`)),
       '✔ task demo: op-demo is its Driver (0 owner)',
