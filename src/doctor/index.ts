@@ -24,7 +24,7 @@ import { runningSupervisor } from '../nudge';
 import { BUILT_FROM, SUPERVISOR_BUILD_OPTION } from '../build-info';
 import { statusFitChecks } from '../status/fit';
 import { sessionTarget } from '../tmux/args';
-import { Tmux, tmuxEnvSession } from '../tmux/client';
+import { Tmux, tmuxEnvSession, UNREACHABLE_SERVER_FIX } from '../tmux/client';
 import { paneSession } from '../tmux/pane';
 
 /**
@@ -144,7 +144,7 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
       text: noServer
         ? `server: no server on ${noServer} (${tmux.describeServer()})`
         : `server: ${tmux.describeServer()} not reachable (${r.stderr.trim().split('\n')[0] || 'no answer'})`,
-      fix: 'start tmux, or aim at your server with --socket/--socket-path (TMUX_FLEET_SOCKET/TMUX_FLEET_SOCKET_PATH)',
+      fix: UNREACHABLE_SERVER_FIX,
     });
   } else {
     const sv = parseTmuxVersion(serverVersion);

@@ -26,7 +26,7 @@ import { ownerSid, type AcceptanceItem, type Task } from '../tasks/schema';
 import { assertSlug } from '../tasks/slug';
 import { readTask, withTaskLock } from '../tasks/store';
 import { escapeFormat } from '../tmux/args';
-import { Tmux } from '../tmux/client';
+import { Tmux, UNREACHABLE_SERVER_FIX } from '../tmux/client';
 import { createSpawnSession, killSessionById, readAsker, readPaneCurrentPath, readSpawnOptions } from '../tmux/session-marks';
 import { optionDefault, optionValue } from '../options';
 import { findParentRecord } from './parent';
@@ -223,7 +223,7 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
   try {
     options = await readSpawnOptions(tmux);
   } catch (err) {
-    throw new FleetError(`spawn: no usable tmux server (${tmux.describeServer()}): ${errorMessage(err).replace(/^tmux \S+ on [^:]+: /, '')}; start tmux first`);
+    throw new FleetError(`spawn: no usable tmux server (${tmux.describeServer()}): ${errorMessage(err).replace(/^tmux \S+ on [^:]+: /, '')}; fix: ${UNREACHABLE_SERVER_FIX}`);
   }
   const prefix = optionValue('@fleet-session-prefix', options.prefix);
   if (!PREFIX_RULE.test(prefix)) {

@@ -14,7 +14,7 @@ import { follow } from '../registry/follow';
 import { moveRowIndexes, rowsBySession } from '../registry/row-index';
 import { attachJobStates, CachedJobStates, jobsDirOf, rowJobIds, withJobStates } from '../registry/jobs';
 import { errorMessage, FleetError } from '../errors';
-import type { Tmux } from '../tmux/client';
+import { UNREACHABLE_SERVER_FIX, type Tmux } from '../tmux/client';
 import { ownerSid, type Task } from '../tasks/schema';
 import { CachedTaskLister, listTasks, type TaskEntry } from '../tasks/store';
 import type { NonceStamp } from '../tmux/session-marks';
@@ -859,7 +859,7 @@ export function updateViewForSnapshot(
  */
 export function assertVerdictsTellable(view: FleetView, tmux: Tmux, command: string): void {
   if (view.tmuxError && view.tasks.some((t) => t.task !== null)) {
-    throw new FleetError(`${command}: ${tmux.describeServer()} is unreachable, so no verdict can be told: ${view.tmuxError.replace(/^tmux \S+ on [^:]+: /, '')}`);
+    throw new FleetError(`${command}: ${tmux.describeServer()} is unreachable, so no verdict can be told: ${view.tmuxError.replace(/^tmux \S+ on [^:]+: /, '')}; fix: ${UNREACHABLE_SERVER_FIX}`);
   }
 }
 

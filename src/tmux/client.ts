@@ -67,6 +67,9 @@ export function tmuxEnvSession(env: NodeJS.ProcessEnv = process.env): string | n
   return m && socketPathFromTmuxEnv(env) !== null ? `$${m[1]}` : null;
 }
 
+/** What to do when the server a command aims at does not answer: doctor's fix, and that of every command that needs the server. */
+export const UNREACHABLE_SERVER_FIX = 'start tmux, or aim at your server with --socket/--socket-path (TMUX_FLEET_SOCKET/TMUX_FLEET_SOCKET_PATH)';
+
 export class Tmux implements TmuxReads {
   constructor(
     readonly socket: SocketChoice = {},

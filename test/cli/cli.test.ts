@@ -134,7 +134,7 @@ describe('a missing tmux server', () => {
 });
 
 describe('tasks, dashboard and attention without a reachable server', () => {
-  it('lists no verdict it cannot tell (a live owner is not "9 other"): says the server is unreachable, exit 1', async () => {
+  it('lists no verdict it cannot tell (a live owner is not "9 other"): says the server is unreachable and how to fix it (as doctor does), exit 1', async () => {
     const dir = join(fenv.home, 'tasks', 'owned');
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const now = new Date().toISOString();
@@ -147,12 +147,18 @@ describe('tasks, dashboard and attention without a reachable server', () => {
       const j = await fleet(['--json', 'tasks']);
       expect(j.exitCode).toBe(1);
       expect(JSON.parse(j.stdout)).toMatchObject({ exit: 1, error: expect.stringContaining('is unreachable') });
+      // The fix doctor gives for its server line ends each of them.
+      const doctor = await fleet(['doctor']);
+      const fix = /^✖ server: .* — fix: (.+)$/m.exec(doctor.stdout)?.[1];
+      expect(fix, doctor.stdout).toMatch(/^start tmux/);
+      expect(oneLine(r).endsWith(`; fix: ${fix}`), oneLine(r)).toBe(true);
       // The dashboard (and attention) behave the same: no "9 other" rows, one line, exit 1.
       for (const cmd of ['dashboard', 'attention']) {
         const d = await fleet([cmd]);
         expect(d.exitCode, `${cmd}: ${d.stdout}`).toBe(1);
         expect(d.stdout).toBe('');
         expect(oneLine(d)).toMatch(new RegExp(`^tmux-fleet: ${cmd}: tmux server -L fleet-test-nonexistent-\\w+ is unreachable, so no verdict can be told: `));
+        expect(oneLine(d).endsWith(`; fix: ${fix}`), oneLine(d)).toBe(true);
       }
     } finally {
       await rm(dir, { recursive: true, force: true });
