@@ -11,7 +11,9 @@ import { readRegistry } from '../registry/reader';
 import { Tmux } from '../tmux';
 import { sessionTarget } from '../tmux/args';
 import { paneSession } from '../tmux/pane';
-import { NONCE_STAMP_FORMAT, parseNonceStamp } from '../tmux/session-marks';
+import { NONCE_STAMP_FORMAT, parseNonceStamp, readStamps, type StampsRead } from '../tmux/session-marks';
+import { agentProcessLiveness, parseAgentProcess } from '../agents/agent-process';
+import { AGENT_NAMES } from '../agents/kind';
 import { explainMissingStamp } from '../doctor';
 import { paneToRead } from '../ownership/judge';
 import { ownerSid } from '../tasks/schema';
@@ -31,7 +33,10 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   const rows = snapshot.readable ? attachJobStates(await liveRows(snapshot), dir) : [];
   const noStamp = async (session: string) =>
     new FleetError(`follow: tmux session "${session}" carries no stamp (@claude_session_id): ${await explainMissingStamp(ctx, tmux, session, rows, snapshot.readable)}`);
-  const resolve = (g: string) => resolveSid(g, rows, tmux, ctx.home, noStamp);
+  // Every stamp of the server, read once when asked: agents that write no registry row here are known by them.
+  let stamps: Promise<StampsRead | null> | null = null;
+  const readStampsOnce = () => (stamps ??= readStamps(tmux));
+  const resolve = (g: string) => resolveSid(g, rows, tmux, ctx.home, noStamp, readStampsOnce);
   if (args.watch) return watch(tmux, ctx, given ? await resolve(given) : null);
   let sid = given ? await resolve(given) : '';
   if (!sid) {
@@ -44,6 +49,15 @@ export async function run(args: Args, ctx: Context): Promise<number> {
   }
   if (!snapshot.readable) throw new FleetError(`follow: cannot read the registry: ${snapshot.error}`);
   const f = follow(rows, sid);
+  // No row: an agent that parks nothing (Codex CLI, Gemini CLI, another CLI agent) has no chain; where its work is, is the answer.
+  const parksNothing = f.chain.length === 0 ? agentOfStamp(sid, await readStampsOnce()) : null;
+  if (parksNothing) {
+    if (ctx.json) {
+      const { base, attached, hops, stop, chain } = f;
+      out(JSON.stringify({ base, attached, hops, stop, chain, ...parksNothing }));
+    } else out(describeParksNothing(sid, parksNothing));
+    return 0;
+  }
   if (ctx.json) {
     const { base, attached, hops, stop, chain } = f;
     out(JSON.stringify({ base, attached, hops, stop, chain }));
@@ -62,7 +76,14 @@ export async function run(args: Args, ctx: Context): Promise<number> {
  * of that slug; else the one session id that starts with it (several: a usage
  * error naming them); else itself. `noStamp`: the error for a session with no stamp.
  */
-export async function resolveSid(given: string, rows: readonly LiveRow[], tmux: Tmux, home: string, noStamp: (session: string) => Promise<Error>): Promise<string> {
+export async function resolveSid(
+  given: string,
+  rows: readonly LiveRow[],
+  tmux: Tmux,
+  home: string,
+  noStamp: (session: string) => Promise<Error>,
+  stamps: () => Promise<StampsRead | null> = () => Promise.resolve(null),
+): Promise<string> {
   if (rows.some((r) => r.row.sessionId === given)) return given;
   const named = await paneSession(tmux, sessionTarget(given));
   if (named && named.session === given) {
@@ -71,7 +92,9 @@ export async function resolveSid(given: string, rows: readonly LiveRow[], tmux: 
   }
   const driver = isValidSlug(given) ? await taskDriver(tmux, home, given) : null;
   if (driver !== null) return driver;
-  const starting = [...new Set(rows.map((r) => r.row.sessionId).filter((id) => id.startsWith(given)))].sort();
+  // The ids the registry holds, and the stamps of the server (agents that write no row here).
+  const known = [...rows.map((r) => r.row.sessionId), ...((await stamps())?.keys() ?? [])];
+  const starting = [...new Set(known.filter((id) => id.startsWith(given)))].sort();
   if (starting.length === 1) return starting[0] as string;
   if (starting.length > 1) {
     const shown = starting.slice(0, 8).join(', ') + (starting.length > 8 ? `, … (${starting.length} in all)` : '');
@@ -96,6 +119,34 @@ async function taskDriver(tmux: Tmux, home: string, slug: string): Promise<strin
   if (read.exitCode !== 0 || marks.nonce !== task.spawnNonce) throw new FleetError(`follow: task ${slug} is pending and tmux session ${pane} is not its spawned Driver (gone or recreated)`);
   if (!marks.stamp) throw new FleetError(`follow: task ${slug} is pending: its Driver in tmux session ${pane} has not stamped yet`);
   return marks.stamp;
+}
+
+/** An agent a stamp recorded that writes no registry row here: which one, where it runs, whether its process runs. */
+interface ParksNothing {
+  agent: 'codex' | 'gemini' | 'other';
+  session: string;
+  liveness: 'live' | 'gone';
+}
+
+/** The agent the server's stamps recorded with `sid`, when it is one that parks no work (not Claude Code); else null. */
+function agentOfStamp(sid: string, stamps: StampsRead | null): ParksNothing | null {
+  const seen = stamps?.get(sid);
+  if (!seen) return null;
+  let found: ParksNothing | null = null;
+  seen.agents.forEach((text, i) => {
+    const p = parseAgentProcess(text);
+    if (!p || p.kind === 'claude') return;
+    const liveness = agentProcessLiveness(p);
+    if (found === null || (found.liveness === 'gone' && liveness === 'live')) found = { agent: p.kind, session: seen.sessions[i] ?? '', liveness };
+  });
+  return found;
+}
+
+/** `019a0000: Codex CLI in tmux session op-tc (live); only Claude Code parks its work on a background job, so …`. */
+function describeParksNothing(sid: string, p: ParksNothing): string {
+  const name = p.agent === 'other' ? 'another agent than Claude Code' : AGENT_NAMES[p.agent];
+  const whose = p.agent === 'other' ? "that agent's" : `${name}'s`;
+  return printable(`${sid8(sid)}: ${name} in tmux session ${p.session} (${p.liveness}); only Claude Code parks its work on a background job, so ${whose} work stays there: nothing to follow`);
 }
 
 /** Follows every stamped session of the server live, or only the sessions stamped `only`. */

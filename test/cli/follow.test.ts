@@ -95,6 +95,29 @@ describe('follow <task>', () => {
   });
 });
 
+describe('follow of an agent that parks nothing (Codex CLI, Gemini CLI)', () => {
+  it.each(['codex', 'gemini'] as const)('%s: by slug, session id or session name, it says where the work is and what can be followed, exit 0', async (kind) => {
+    const sid = kind === 'codex' ? '019a0000-0000-7000-8000-00000000c0de' : '9e9e9e9e-1111-4222-8333-444444444444';
+    const session = `op-t${kind}`;
+    await server.newSession(session, ['sleep', '86400']);
+    const pid = Number((await server.run(['display-message', '-p', '-t', `=${session}:`, '#{pane_pid}'])).trim());
+    const ticks = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ')[19];
+    await server.run(['set-option', '-t', `=${session}:`, '@claude_session_id', sid]);
+    await server.run(['set-option', '-t', `=${session}:`, '@fleet-stamp-agent', `${kind} ${pid} ${ticks}`]);
+    await updateTask(fenv.home, `t${kind}`, () => ({ slug: `t${kind}`, driverSid: sid, driverPane: session, driverAgent: kind, driverPid: pid, driverProcStart: ticks }) as Task, { create: true });
+    const name = kind === 'codex' ? 'Codex CLI' : 'Gemini CLI';
+    for (const given of [`t${kind}`, sid, sid.slice(0, 8), session]) {
+      const r = await follow(given);
+      expect(r.exitCode, `${given}: ${r.stdout}${r.stderr}`).toBe(0);
+      expect(r.stdout).not.toContain('no registry row');
+      expect(r.stdout.trim()).toBe(`${sid.slice(0, 8)}: ${name} in tmux session ${session} (live); only Claude Code parks its work on a background job, so ${name}'s work stays there: nothing to follow`);
+    }
+    const j = await follow(`t${kind}`, '--json');
+    expect(j.exitCode, j.stderr).toBe(0);
+    expect(JSON.parse(j.stdout)).toMatchObject({ base: sid, attached: sid, hops: 0, chain: [], agent: kind, session, liveness: 'live' });
+  });
+});
+
 describe('follow with no stamp: the actual cause', () => {
   it('in a plain shell with the hook installed: no agent runs there (the hook is not blamed)', async () => {
     await writeFile(join(fenv.claudeDir, 'settings.json'), JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `'${FLEET_BIN}' stamp` }] }] } }));
