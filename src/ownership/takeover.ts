@@ -18,7 +18,7 @@ import { assertSlug } from '../tasks/slug';
 import { noSuchTask, updateTask } from '../tasks/store';
 import { Tmux } from '../tmux/client';
 import type { Decision } from './judge';
-import { askerWithoutTmux, judgeLoaded, resolveAsker, type Asker } from './owner';
+import { askerWithoutTmux, judgeLoaded, loadForJudge, resolveAsker, type Asker } from './owner';
 import { liveRowOf, withProcess } from './stamp';
 
 export interface TakeoverResult {
@@ -43,6 +43,9 @@ export async function takeover(ctx: Context, slugArg: unknown, opts: { as?: unkn
   const slug = assertSlug(slugArg);
   const tmux = new Tmux(ctx.socket);
   const known = askerWithoutTmux(opts.as, ctx.env);
+  // A task that does not exist is said before an asker is asked for: the slug is what is wrong.
+  const loaded = await loadForJudge(ctx.home, slug);
+  if (!loaded.task && !loaded.taskError) throw await noSuchTask(ctx.home, slug);
   const asker: Asker = known ?? (await resolveAsker(tmux, undefined, ctx.env));
   if (asker.sid === '') {
     throw new UsageError('takeover: no asker: give --as <sid>, or run it where $CLAUDE_CODE_SESSION_ID is set or inside a stamped tmux session');

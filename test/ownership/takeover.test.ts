@@ -99,4 +99,15 @@ describe('takeover', () => {
     expect(await readFile(join(dir, 'task.json'), 'utf8')).toBe(text);
     expect((await take('missing', 'me')).exitCode).toBe(1);
   });
+
+  it('a task that does not exist is said first, before any asker is asked for (did you mean, exit 1)', async () => {
+    await w.writeTask('fix-login', { driverSid: 'ghost' });
+    // No --as, no $CLAUDE_CODE_SESSION_ID, no $TMUX_PANE: the slug is wrong before the asker is missing.
+    const r = await w.fleet(['takeover', 'fix-logn']);
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stderr.trim()).toBe('tmux-fleet: no task "fix-logn" (did you mean fix-login?)');
+    const none = await w.fleet(['takeover', 'nosuch']);
+    expect(none.exitCode).toBe(1);
+    expect(none.stderr.trim()).toBe('tmux-fleet: no task "nosuch" (tasks: fix-login)');
+  });
 });
