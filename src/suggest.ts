@@ -42,6 +42,12 @@ export function closest(word: string, candidates: readonly string[]): string | n
   return best !== null && bestDistance <= limit && !tie ? best : null;
 }
 
+/** ` (did you mean <prefix><name>?)` when `word` is a typo of one of the candidates; else ''. For commands, options and choices. */
+export function didYouMean(word: string, candidates: readonly string[], prefix = ''): string {
+  const near = closest(word, candidates);
+  return near !== null && near !== word ? ` (did you mean ${prefix}${near}?)` : '';
+}
+
 /** What an error about an unknown name adds: `did you mean x?`, else the names there are (at most `max`), else ''. */
 export function suggestion(word: string, candidates: readonly string[], what: string, max = 10): string {
   const near = closest(word, candidates);

@@ -2,6 +2,7 @@
 // (src/cli/spec.ts): --opt value, --opt=value, --flag, --no-flag, repeated
 // array options, and `--`. Its messages are the usage errors users see.
 import { UsageError } from '../errors';
+import { didYouMean } from '../suggest';
 import { GLOBAL_OPTIONS, findCommand, type Args, type CommandSpec, type OptionSpec } from './spec';
 
 export const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -31,7 +32,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Ar
       value = false;
     }
     const opt = options[name];
-    if (!opt) throw new UsageError(`${spec.name}: unknown option --${name} (see tmux-fleet ${spec.name} --help)`);
+    if (!opt) throw new UsageError(`${spec.name}: unknown option --${name}${didYouMean(name, Object.keys(options), '--')} (see tmux-fleet ${spec.name} --help)`);
     if (opt.type === 'boolean') {
       if (typeof value === 'string') {
         if (value !== 'true' && value !== 'false') throw new UsageError(`${spec.name}: --${name} takes no value`);
@@ -47,7 +48,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Ar
       i++;
     }
     if (opt.choices && !opt.choices.includes(value as string)) {
-      throw new UsageError(`${spec.name}: --${name} must be one of ${opt.choices.join(', ')}, not ${JSON.stringify(value)}`);
+      throw new UsageError(`${spec.name}: --${name} must be one of ${opt.choices.join(', ')}, not ${JSON.stringify(value)}${didYouMean(String(value), opt.choices)}`);
     }
     const key = camel(name);
     if (opt.array) args[key] = [...((args[key] as string[] | undefined) ?? []), value];
@@ -60,7 +61,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Ar
       return;
     }
     if (p.choices && !p.choices.includes(v)) {
-      throw new UsageError(`${spec.name}: <${p.name}> must be one of ${p.choices.join(', ')}, not ${JSON.stringify(v)}`);
+      throw new UsageError(`${spec.name}: <${p.name}> must be one of ${p.choices.join(', ')}, not ${JSON.stringify(v)}${didYouMean(v, p.choices)}`);
     }
     args[p.name] = v;
   });

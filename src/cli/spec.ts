@@ -3,7 +3,7 @@
 // made from this table. It is data only: the entry
 // (src/cli/bin.ts) reads it to choose a bundle, and the modules that run each
 // command are named in commands.ts and fast-commands.ts.
-import { closest } from '../suggest';
+import { didYouMean } from '../suggest';
 import { echoInput } from '../text';
 import type { CommandSpec, OptionSpec } from './types';
 
@@ -165,6 +165,5 @@ export function findCommand(name: string | undefined): CommandSpec | undefined {
 
 /** The usage error's text for a name no command has, with the command it is likely a typo of. */
 export function unknownCommandMessage(name: string): string {
-  const near = closest(name, COMMANDS.map((c) => c.name));
-  return `unknown command ${echoInput(name)}${near ? ` (did you mean ${near}?)` : ''} (see tmux-fleet --help)`;
+  return `unknown command ${echoInput(name)}${didYouMean(name, COMMANDS.map((c) => c.name))} (see tmux-fleet --help)`;
 }

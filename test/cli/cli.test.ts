@@ -78,6 +78,7 @@ describe('usage errors: exit 2, one line on stderr naming what', () => {
     ['missing <slug> after flags (full CLI)', ['--json', 'takeover', '--force'], /takeover: missing <slug>/],
     ['missing <action>', ['hooks'], /hooks: missing <action>/],
     ['bad choice: one line naming the choices', ['hooks', 'frob'], /^tmux-fleet: hooks: <action> must be one of install, uninstall, status, not "frob"$/],
+    ['a mistyped choice: did you mean, as for commands', ['hooks', 'instal'], /^tmux-fleet: hooks: <action> must be one of install, uninstall, status, not "instal" \(did you mean install\?\)$/],
     ['unknown command asking for help', ['nosuch', '--help'], /unknown command "nosuch"/],
     ['missing <slug> under --json (fast path)', ['owner', '--json'], /owner: missing <slug>/],
     ['option without its value', ['owner', 'a', '--as'], /--as needs a value/],

@@ -33,6 +33,9 @@ describe('parseCommandArgs', () => {
     ['an option without its value', ['owner', 'px', '--as'], 'owner: --as needs a value'],
     ['a missing positional', ['takeover', '--force'], 'takeover: missing <slug> (task slug)'],
     ['a bad choice', ['hooks', 'frob'], 'hooks: <action> must be one of install, uninstall, status, not "frob"'],
+    ['a choice mistyped', ['hooks', 'instal'], 'hooks: <action> must be one of install, uninstall, status, not "instal" (did you mean install?)'],
+    ['an option choice mistyped', ['hooks', 'status', '--agent', 'gemni'], 'hooks: --agent must be one of claude, codex, gemini, not "gemni" (did you mean gemini?)'],
+    ['an option mistyped', ['takeover', 'px', '--forse'], 'takeover: unknown option --forse (did you mean --force?) (see tmux-fleet takeover --help)'],
     ['one argument too many', ['sid-of-pane', 'a', 'b'], 'sid-of-pane: unexpected argument "b"'],
   ])('%s: a usage error', (_what, argv, message) => {
     let caught: unknown;
