@@ -11,7 +11,7 @@
 import { isUtf8 } from 'node:buffer';
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chmod, copyFile, mkdir, stat } from '../fs-async';
+import { mkdir, stat } from '../fs-async';
 import { claudeConfigDir, codexHome, geminiDir } from '../context';
 import { readRegularFileBytes, UnsafeFileError } from '../fs-safe';
 import { FleetError } from '../errors';
@@ -31,6 +31,7 @@ import {
   findStampHooks,
   hookStatus,
   installHook,
+  keepBackup,
   readSettings,
   restoreSettings,
   stampCommand,
@@ -179,10 +180,7 @@ async function writeConfig(file: string, config: CodexConfig, text: string): Pro
   if (text === config.text) return null;
   let saved: string | null = null;
   if (config.exists) {
-    saved = `${file}.bak-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
-    for (let i = 1; existsSync(saved); i++) saved = `${saved.replace(/-\d+$/, '')}-${i}`;
-    await copyFile(file, saved, 1 /* COPYFILE_EXCL */);
-    await chmod(saved, 0o600);
+    saved = await keepBackup(file);
   } else {
     await mkdir(join(file, '..'), { recursive: true, mode: 0o700 });
   }

@@ -9,7 +9,7 @@
 // (Gemini CLI), whose comments are kept.
 import type { EditResult, FormattingOptions, JSONPath } from 'jsonc-parser/lib/esm/main.js';
 import { realpathSync } from 'node:fs';
-import { chmod, copyFile, lstat, mkdir, realpath, stat, unlink } from '../fs-async';
+import { lstat, mkdir, realpath, stat, unlink } from '../fs-async';
 import { readRegularFileBytes, UnsafeFileError } from '../fs-safe';
 import { dirname, join } from 'node:path';
 import * as z from '../zod';
@@ -351,25 +351,24 @@ export interface HookResult {
   message: string;
 }
 
-function timestamp(d = new Date()): string {
-  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+/** The one backup of a file tmux-fleet edits: `<file>.bak-tmux-fleet`. */
+export const BACKUP_SUFFIX = '.bak-tmux-fleet';
+
+/**
+ * Keeps the file as it is now, byte for byte, as its one backup
+ * (`<file>.bak-tmux-fleet`, 0600), in place of the last one: the file as it
+ * was before tmux-fleet's last change to it (docs/ownership.md#agents). An
+ * install or uninstall run again and again leaves one backup, not one per run.
+ */
+export async function keepBackup(file: string): Promise<string> {
+  const name = `${file}${BACKUP_SUFFIX}`;
+  await writeFileAtomic(name, readRegularFileBytes(file, MAX_SETTINGS_BYTES), 0o600);
+  return name;
 }
 
-/** Copies the file aside (settings.json.bak-<timestamp>, 0600) before it is changed. */
+/** Backs the file up (keepBackup) before it is changed; null when it does not exist yet. */
 async function backup(read: SettingsRead): Promise<string | null> {
-  if (!read.exists) return null;
-  let name = `${read.target}.bak-${timestamp()}`;
-  for (let i = 1; ; i++) {
-    try {
-      await copyFile(read.target, name, 1 /* COPYFILE_EXCL */);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || i > 50) throw err;
-      name = `${read.target}.bak-${timestamp()}-${i}`;
-    }
-  }
-  await chmod(name, 0o600);
-  return name;
+  return read.exists ? keepBackup(read.target) : null;
 }
 
 /** Writes the edited text (bytes one per character), backup first, with the file's own mode. */

@@ -79,7 +79,7 @@ describe('hooks for Codex CLI', () => {
 
     const first = await hooks('install', ['--agent', 'codex']);
     expect(first.exitCode, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/^codex: added the SessionStart hook .*; recorded its trust in .*config\.toml \(backup: .*config\.toml\.bak-\d{8}T\d{6}Z\)$/);
+    expect(first.stdout).toMatch(/^codex: added the SessionStart hook .*; recorded its trust in .*config\.toml \(backup: .*config\.toml\.bak-tmux-fleet\)$/);
     const h = JSON.parse(await read(hooksFile));
     expect(h.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'bye' }] }]);
     expect(h.hooks.SessionStart).toEqual([{ hooks: [USER_HOOK] }, { hooks: [{ type: 'command', command: ours, timeout: 10 }] }]);
@@ -264,6 +264,37 @@ describe('hooks for Gemini CLI: a settings.json with comments', () => {
     const r = await hooks('install', ['--agent', 'claude']);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/settings\.json: not valid JSON/);
+  });
+});
+
+describe('one backup per file', () => {
+  it('install and uninstall, again and again: each file has one backup, <file>.bak-tmux-fleet, the file as it was before the last change', async () => {
+    const claudeSettings = join(fx.claudeDir, 'settings.json');
+    const hooksFile = join(codex, 'hooks.json');
+    const configFile = join(codex, 'config.toml');
+    const geminiSettings = join(gemini, 'settings.json');
+    await mkdir(codex, { recursive: true });
+    await mkdir(gemini, { recursive: true });
+    await writeFile(claudeSettings, `${JSON.stringify({ model: 'opus' }, null, 2)}\n`);
+    await writeFile(hooksFile, `${JSON.stringify({ hooks: { SessionStart: [{ hooks: [USER_HOOK] }] } }, null, 2)}\n`);
+    await writeFile(configFile, userConfig(hooksFile));
+    await writeFile(geminiSettings, `${JSON.stringify({ theme: 'dark' }, null, 2)}\n`);
+    const files = [claudeSettings, hooksFile, configFile, geminiSettings];
+    let before: string[] = [];
+    for (const action of ['install', 'uninstall', 'install', 'uninstall', 'install']) {
+      before = await Promise.all(files.map(read));
+      const r = await hooks(action);
+      expect(r.exitCode, r.stderr).toBe(0);
+    }
+    for (const [i, file] of files.entries()) {
+      const dir = join(file, '..');
+      const name = file.slice(dir.length + 1);
+      expect(await backups(dir, name), file).toEqual([`${name}.bak-tmux-fleet`]);
+      expect(await read(`${file}.bak-tmux-fleet`), file).toBe(before[i]);
+    }
+    // What the last run says it kept is that file.
+    const un = await hooks('uninstall', ['--agent', 'claude']);
+    expect(un.stdout).toContain(`(backup: ${claudeSettings}.bak-tmux-fleet)`);
   });
 });
 

@@ -40,7 +40,7 @@ describe('hooks install', () => {
 
     const first = await hooks('install');
     expect(first.exitCode).toBe(0);
-    expect(first.stdout).toMatch(/^claude: added the SessionStart hook .* \(backup: .*settings\.json\.bak-\d{8}T\d{6}Z\)$/);
+    expect(first.stdout).toMatch(/^claude: added the SessionStart hook .* \(backup: .*settings\.json\.bak-tmux-fleet\)$/);
 
     const after = await readJson();
     const { hooks: h1, ...rest } = after;
