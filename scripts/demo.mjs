@@ -71,7 +71,7 @@ const HELP = `usage: npm run demo [-- --restart] [-- --capture <dir>]
   otherwise it prints what each session's status line shows. Everything it
   starts is removed at the end.
   --restart         end a running server of that name first
-  --capture <dir>   also write status-line.png and dashboard.png (needs rsvg-convert)
+  --capture <dir>   also write status-line.png, status-styles.png and dashboard.png (needs rsvg-convert)
 `;
 
 // ---------------------------------------------------------------- environment
@@ -260,6 +260,9 @@ async function makeTemp() {
   return project;
 }
 
+/** The demo's status line: a dark theme (the pictures show tmux's default green one too). */
+const DARK_STATUS_STYLE = 'bg=colour236,fg=colour252';
+
 /** The demo server: no session yet (the Drivers make them), our environment and status line. */
 async function startServer() {
   const setEnv = Object.entries(state.fleetEnv).flatMap(([k, v]) => [';', 'set-environment', '-g', k, v]);
@@ -269,7 +272,7 @@ async function startServer() {
       '-f', '/dev/null', 'start-server',
       ';', 'set-option', '-s', 'exit-empty', 'off',
       ...setEnv,
-      ';', 'set-option', '-g', 'status-style', 'bg=colour236,fg=colour252',
+      ';', 'set-option', '-g', 'status-style', DARK_STATUS_STYLE,
       ';', 'set-option', '-g', 'status-left', '#[bold][#S]#[default] ',
       ';', 'set-option', '-g', 'status-left-length', '30',
       ';', 'set-option', '-g', 'status-right', '#{fleet_owner} #{fleet_hop} #{fleet_agent} %H:%M',
@@ -465,6 +468,27 @@ async function capturePictures(dir, lines, sessions) {
   writeFileSync(statusSvg, ansiToSvg(rows, { cols: WIDTH, padRows: 0 }));
   await svgToPng(statusSvg, join(dir, 'status-line.png'));
 
+  // The same status lines on tmux's own default status style (green, the demo's dark one unset): each badge must stand
+  // out from both, and pending must not look like waiting (docs/status.md#segments).
+  await tmux(['set-option', '-gu', 'status-style']);
+  const onDefault = [];
+  for (const [i, l] of lines.entries()) {
+    let shown = '';
+    await waitUntil(async () => (shown = (await capture(`v${i}`, { ansi: true, line: VIEW_HEIGHT - 1 })).replace(/\n$/, '')) !== l.ansi, `the status line of ${l.session} redrawn`, 10_000);
+    onDefault.push(shown);
+  }
+  await tmux(['set-option', '-g', 'status-style', DARK_STATUS_STYLE]);
+  const label = (text) => `\x1b[0;2m${text}\x1b[0m`;
+  const stylesRows = [
+    label("tmux's default status style"),
+    ...onDefault.flatMap((a) => [a, '']),
+    label(`a dark theme (status-style ${DARK_STATUS_STYLE})`),
+    ...lines.flatMap((l, i) => (i === lines.length - 1 ? [l.ansi] : [l.ansi, ''])),
+  ];
+  const stylesSvg = join(state.tmp, 'status-styles.svg');
+  writeFileSync(stylesSvg, ansiToSvg(stylesRows, { cols: WIDTH, padRows: 0.6 }));
+  await svgToPng(stylesSvg, join(dir, 'status-styles.png'));
+
   // The dashboard (prefix F) over the parked Driver: an 80-column popup.
   for (let i = 0; i < sessions.length; i++) await view(['kill-session', '-t', `=v${i}:`], { reject: false });
   // Agents outside any task, for the dashboard only: a tab whose parked job waits for the user, and an agent at work.
@@ -494,7 +518,7 @@ async function capturePictures(dir, lines, sessions) {
   writeFileSync(dashSvg, ansiToSvg(screen, { cols: w }));
   await svgToPng(dashSvg, join(dir, 'dashboard.png'));
   await view(['send-keys', '-t', '=dash:', 'q'], { reject: false });
-  return [join(dir, 'status-line.png'), join(dir, 'dashboard.png')];
+  return [join(dir, 'status-line.png'), join(dir, 'status-styles.png'), join(dir, 'dashboard.png')];
 }
 
 // ---------------------------------------------------------------- main

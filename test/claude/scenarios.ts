@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sleep } from '../helpers/env';
 import { transcriptHasConversation } from '../../src/registry/transcript';
+import { optionDefault } from '../../src/options';
 import { seconds, tierTimings } from '../helpers/tier';
 import { checkLaunchPrompts } from '../helpers/launch-prompts';
 import { cmdlineOf, openDashboard } from './dashboard';
@@ -74,13 +75,13 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       const other = await world.fleet(['owner', 'ta', '--as', OTHER]);
       expect(other.stdout).toMatch(new RegExp(`^9 other ${driver.sid} live`));
       expect(other.exitCode).toBe(9);
-      // The status the Driver's own clients see: the owner state, in its green style.
+      // The status the Driver's own clients see: the owner state, in its style.
       const status = await until(async () => {
         const v = await world.option(driver.session, '@fleet-owner');
         return v.includes('owner ta') ? v : '';
       }, '@fleet-owner of the Driver', 20_000);
       expect(status).toContain('● owner ta');
-      expect(status).toContain('bg=green');
+      expect(status).toContain(`#[${optionDefault('@fleet-style-owner')}]`);
       expect(driver.row.procStart).toMatch(/^\d+$/);
       if (traits.parks) {
         // f: the row's own tmux field names the session and pane spawn made.
@@ -570,7 +571,7 @@ async function clearFollows(world: ClaudeWorld, slug: string, driver: { session:
     const v = await world.option(driver.session, '@fleet-owner');
     return v.includes(`● owner ${slug}`) ? v : '';
   }, '@fleet-owner after /clear', 20_000);
-  expect(status).toContain('bg=green');
+  expect(status).toContain(`#[${optionDefault('@fleet-style-owner')}]`);
   return { ...driver, sid: after, row };
 }
 
