@@ -56,20 +56,26 @@ if [ -z "$task" ]; then
 	fi
 elif ! is_fleet_slug "$task"; then
 	message="fleet: session $session: @fleet-task \"$(printable_value "$task")\" is not a task slug (a-z, 0-9, _ and -, at most 63)"
-elif [ -z "$stamp" ]; then
-	message="fleet $task: session $session carries no stamp yet (agent not started, or the hook is missing: tmux-fleet hooks install)"
-elif ! is_session_id "$stamp"; then
+elif [ -n "$stamp" ] && ! is_session_id "$stamp"; then
 	message="fleet $task: session $session: stamp \"$(printable_value "$stamp")\" is not a session id"
 elif [ ! -f "$HELPER" ]; then
 	message="fleet: the helper is not built yet; see $(fleet_log_file)"
 else
-	out="$("$(fleet_node)" "$HELPER" owner "$task" --as "$stamp" 2>&1 </dev/null)"
+	# The verdict as the helper words it for this session (docs/ownership.md#output): asked as its
+	# stamp; with none, as nobody (no $CLAUDE_CODE_SESSION_ID or $TMUX_PANE of the server's to name one).
+	if [ -n "$stamp" ]; then
+		out="$("$(fleet_node)" "$HELPER" owner "$task" --as "$stamp" 2>&1 </dev/null)"
+	else
+		out="$(env -u CLAUDE_CODE_SESSION_ID -u TMUX_PANE "$(fleet_node)" "$HELPER" owner "$task" 2>&1 </dev/null)"
+	fi
 	# One line: the verdict line, or the error.
 	out="$(printf '%s\n' "$out" | sed -n '/./{p;q;}')"
 	message="fleet: ${out:-owner $task: no answer}"
 	# The agent this session is attached to, in full (the status line cuts Claude Code's `needs` sentence).
-	agent="$("$(fleet_node)" "$HELPER" follow "$stamp" 2>/dev/null </dev/null | sed -n '/./{p;q;}')"
-	[ -n "$agent" ] && message="$message; agent: $agent"
+	if [ -n "$stamp" ]; then
+		agent="$("$(fleet_node)" "$HELPER" follow "$stamp" 2>/dev/null </dev/null | sed -n '/./{p;q;}')"
+		[ -n "$agent" ] && message="$message; agent: $agent"
+	fi
 fi
 
 # A popup as wide as the client, as tall as the wrapped text (plus its

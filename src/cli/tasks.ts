@@ -1,7 +1,8 @@
 // `tmux-fleet tasks`: the fleet view as a table, or one JSON object; the same
 // view as the dashboard and the status line (docs/status.md#dashboard).
 import { registryDir, type Context } from '../context';
-import { lastHandover } from '../ownership/judge';
+import { lastHandover, reasonFor } from '../ownership/judge';
+import { resolveViewer } from '../ownership/owner';
 import { agentWaits } from '../registry/hop';
 import { tasksTable } from '../status/table';
 import { assertVerdictsTellable, readFleetView } from '../status/view';
@@ -13,7 +14,8 @@ import { printable } from '../text';
 /** Every task: owner, the verdict for the session in its pane, liveness, hop, agent state, age. */
 export async function run(_args: Args, ctx: Context): Promise<number> {
   const tmux = new Tmux(ctx.socket);
-  const view = await readFleetView(tmux, ctx.home, registryDir(ctx.env));
+  // Each reason is worded for whoever runs this ("you" only in the Driver's own session).
+  const [view, viewer] = await Promise.all([readFleetView(tmux, ctx.home, registryDir(ctx.env)), resolveViewer(tmux, ctx.env)]);
   assertVerdictsTellable(view, tmux, 'tasks');
   if (ctx.json) {
     const tasks = view.tasks.map((t) => ({
@@ -21,7 +23,7 @@ export async function run(_args: Args, ctx: Context): Promise<number> {
       owner: t.owner || null,
       session: t.session,
       verdict: t.decision.verdict,
-      reason: t.decision.reason,
+      reason: reasonFor(t.slug, t.decision, viewer),
       liveness: t.decision.liveness,
       hop: t.hop && t.hop.following ? { base: t.hop.base, attached: t.hop.attached, jobId: t.hop.jobId, intent: t.hop.agent?.job?.intent ?? null } : null,
       agent: t.state

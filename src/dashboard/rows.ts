@@ -3,6 +3,7 @@
 // agents outside any task); rows that need the user first. Drawn to fit a
 // width. Pure; the terminal loop is in tui.ts.
 import { homedir } from 'node:os';
+import { reasonFor } from '../ownership/judge';
 import { agentWaits } from '../registry/hop';
 import { jobIntent, renderAgent, renderHopWithIntent, sid8 } from '../status/hop-text';
 import { timeMs } from '../registry/time';
@@ -92,8 +93,18 @@ function agentRow(g: FleetAgent, now: number, home: string): DashboardRow {
   };
 }
 
-/** Every row, those that need the user first (longest wait first), then tasks, sessions and agents in order. */
-export function dashboardRows(view: FleetView, agents: readonly FleetAgent[] = [], now: number = Date.now(), home: string = homedir()): DashboardRow[] {
+/**
+ * Every row, those that need the user first (longest wait first), then tasks,
+ * sessions and agents in order. `viewer`: the session id of whoever looks
+ * (resolveViewer); each verdict's reason is worded for it.
+ */
+export function dashboardRows(
+  view: FleetView,
+  agents: readonly FleetAgent[] = [],
+  now: number = Date.now(),
+  home: string = homedir(),
+  viewer = '',
+): DashboardRow[] {
   const taskOwner = new Map(view.tasks.map((t) => [t.slug, t.owner]));
   const unseenOf = new Map(view.sessions.map((s) => [s.session, s.unseen]));
   const rows: DashboardRow[] = view.tasks.map((t) => ({
@@ -112,7 +123,11 @@ export function dashboardRows(view: FleetView, agents: readonly FleetAgent[] = [
     ownerGone: t.owner !== '' && t.decision.liveness === 'gone',
     attention: agentWaits(t.state),
     since: endSince(t.hop, t.state),
-    reason: withUnseen(t.owner !== '' && t.decision.liveness === 'gone' ? `${t.decision.reason} · r resumes it (spawn --resume)` : t.decision.reason, t.session ? unseenOf.get(t.session) : '', now),
+    reason: withUnseen(
+      `${reasonFor(t.slug, t.decision, viewer)}${t.owner !== '' && t.decision.liveness === 'gone' ? ' · r resumes it (spawn --resume)' : ''}`,
+      t.session ? unseenOf.get(t.session) : '',
+      now,
+    ),
     unseenAt: unseenTime(t.session ? unseenOf.get(t.session) : ''),
     gate: acceptanceText(t.task),
   }));
@@ -137,7 +152,7 @@ export function dashboardRows(view: FleetView, agents: readonly FleetAgent[] = [
       ownerGone: false,
       attention: agentWaits(s.state),
       since: endSince(s.hop, s.state),
-      reason: withUnseen(s.decision ? s.decision.reason : `session ${s.session}, stamped ${s.stamp}`, s.unseen, now),
+      reason: withUnseen(s.decision && s.slug ? reasonFor(s.slug, s.decision, viewer) : `session ${s.session}, stamped ${s.stamp}`, s.unseen, now),
       unseenAt: unseenTime(s.unseen),
     });
   }

@@ -24,18 +24,23 @@ export interface DashboardOptions {
   refreshMs?: number;
   /** `r` on a task whose owner is gone: `spawn <slug> --replace --resume`; resolves with the new tmux session. */
   resume?: (slug: string) => Promise<string>;
+  /** Whoever looks (resolveViewer), read at each refresh: the reasons are worded for that session id. */
+  viewer?: () => Promise<string>;
 }
 
 const ESC = '\x1b[';
 
 export async function runDashboard(opts: DashboardOptions): Promise<number> {
   const { input, output } = opts;
-  const load = () => readDashboardData(opts.tmux, opts.home, opts.registry);
+  const load = async () => {
+    const [data, viewer] = await Promise.all([readDashboardData(opts.tmux, opts.home, opts.registry), opts.viewer?.() ?? Promise.resolve('')]);
+    return { ...data, viewer };
+  };
+  const rowsOf = (data: Awaited<ReturnType<typeof load>>) => dashboardRows(data.view, data.agents, Date.now(), undefined, data.viewer);
   const first = await load();
   assertVerdictsTellable(first.view, opts.tmux, 'dashboard');
   if (!input.isTTY) {
-    const data = first;
-    const rows = dashboardRows(data.view, data.agents);
+    const rows = rowsOf(first);
     const { header, lines } = dashboardLines(rows, output.columns || 80);
     output.write(`${[header, ...lines].join('\n')}\n`);
     return 0;
@@ -43,7 +48,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<number> {
 
   let view: FleetView = first.view;
   let agentCount = first.agents.length;
-  const keys = new DashboardKeys(dashboardRows(first.view, first.agents));
+  const keys = new DashboardKeys(rowsOf(first));
   /** A job's output shown over the table until a key is pressed. */
   let pager: { title: string; lines: string[] } | null = null;
   let busy = false;
@@ -89,7 +94,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<number> {
       const data = await load();
       view = data.view;
       agentCount = data.agents.length;
-      keys.setRows(dashboardRows(data.view, data.agents));
+      keys.setRows(rowsOf(data));
     } catch (err) {
       keys.message = errorMessage(err);
     }

@@ -7,6 +7,8 @@ import type { Liveness, LiveRow } from '../registry/liveness';
 import { decideSidLiveness } from '../registry/sid-liveness';
 import { ownerSid, type Handover, type Task } from '../tasks/schema';
 import type { NonceStamp, PaneRead } from '../tmux/session-marks';
+import { shortId } from '../registry/follow';
+import { printable } from '../text';
 
 export type Verdict = 0 | 9 | 5;
 export type Via = 'sid' | 'pane';
@@ -20,8 +22,12 @@ export interface Decision {
   reason: string;
   /** Why, as a stable code (for tests, the status line and the dashboard). */
   code: DecisionCode;
-  /** For a 9: the tmux session that carries the owner's stamp, when one does (the owner named by where it runs). */
+  /** The tmux session that carries the owner's stamp, when one does (the owner named by where it runs); read for a 9, and for a 0 where a snapshot tells. */
   ownerSession?: string | null;
+  /** A pending task: the session the decision read (its driverPane). */
+  pane?: string;
+  /** What the reason quotes: the task file's problem, tmux's error, the field a task written before nonces lacks. */
+  detail?: string;
 }
 
 export type DecisionCode =
@@ -74,72 +80,81 @@ export function livenessNeeded(input: Omit<DecideInput, 'liveness'>): string | n
   return paneRead.stamp === asker && asker !== '' ? null : paneRead.stamp;
 }
 
-const inSession = (session: string | null) => (session ? ` in tmux session ${session}` : '');
-
 function takeoverHint(slug: string, liveness: Liveness): string {
   const force = liveness === 'gone' ? '' : ' --force (refused without it while that session may be live)';
   return `to take over on purpose: tmux-fleet takeover ${slug}${force}`;
 }
 
+/** The owner a decision names: by the tmux session it runs in when one carries its stamp, `rev (f152b562)`, else `f152b562`. */
+export function ownerName(d: Pick<Decision, 'owner' | 'ownerSession'>): string {
+  const id = shortId(d.owner ?? '', 8);
+  return d.ownerSession ? `${printable(d.ownerSession)} (${id})` : id;
+}
+
+/**
+ * A decision's reason, worded for `viewer`, the session id of whoever reads
+ * it (docs/ownership.md#output): "you" only when the viewer is the owner the
+ * decision names; anybody else (a session that is not the Driver, nobody:
+ * '') reads the Driver named by where it runs. The one wording of a verdict:
+ * `owner` (for its asker), `takeover`, `tasks`, the dashboard and `prefix O`.
+ */
+export function reasonFor(slug: string, d: Decision, viewer: string): string {
+  const pane = d.pane ?? '';
+  switch (d.code) {
+    case 'task-invalid':
+      return `task ${slug}: ${d.detail ?? 'task.json cannot be read'}`;
+    case 'no-task':
+      return `no task ${slug}`;
+    case 'pre-nonce':
+      return `task ${slug} is pending and records no ${d.detail ?? 'spawnNonce'} (written before spawn nonces): nobody can be named; respawn it or take it over`;
+    case 'tmux-error':
+      return d.detail === undefined ? `task ${slug}: session ${pane} was not read` : `task ${slug}: cannot read tmux session ${pane}: ${d.detail}`;
+    case 'no-nonce':
+      return `task ${slug}: tmux session ${pane} is gone or carries no spawn nonce, so it is not the spawned Driver`;
+    case 'nonce-mismatch':
+      return `task ${slug}: tmux session ${pane} carries another spawn nonce (recreated or reused name), so it is not the spawned Driver`;
+    case 'booting':
+      return `task ${slug}: tmux session ${pane} is the spawned Driver but has no stamp yet (booting)`;
+    default: {
+      if (viewer !== '' && d.owner === viewer) return d.via === 'pane' ? `task ${slug}: you are the Driver spawned in ${pane}` : `task ${slug}: you are its Driver`;
+      const liveness = d.liveness ?? 'unknown';
+      return `task ${slug}: Driver: ${ownerName(d)}, ${liveness}; ${takeoverHint(slug, liveness)}`;
+    }
+  }
+}
+
 export function decide(input: DecideInput): Decision {
   const { slug, task, taskError, asker, paneRead } = input;
-  const five = (code: DecisionCode, reason: string): Decision => ({ verdict: 5, owner: null, liveness: null, via: null, reason, code });
+  const worded = (d: Omit<Decision, 'reason'>): Decision => ({ ...d, reason: reasonFor(slug, d as Decision, asker) });
+  const five = (code: DecisionCode, extra: Pick<Decision, 'pane' | 'detail'> = {}): Decision =>
+    worded({ verdict: 5, owner: null, liveness: null, via: null, code, ...extra });
 
   // 1. task.json missing or invalid.
-  if (taskError !== undefined) return five('task-invalid', `task ${slug}: ${taskError}`);
-  if (!task) return five('no-task', `no task ${slug}`);
+  if (taskError !== undefined) return five('task-invalid', { detail: taskError });
+  if (!task) return five('no-task');
 
   // 2. The owner is known.
   const owner = ownerSid(task);
   if (owner !== '') {
-    if (asker !== '' && owner === asker) {
-      return { verdict: 0, owner, liveness: 'live', via: 'sid', reason: `task ${slug}: you are its Driver`, code: 'sid-asker' };
-    }
-    const liveness = input.liveness(owner);
     const ownerSession = input.sessionOf?.(owner) ?? null;
-    return {
-      verdict: 9,
-      owner,
-      liveness,
-      via: 'sid',
-      reason: `task ${slug} is driven by ${owner}${inSession(ownerSession)} (${liveness}); ${takeoverHint(slug, liveness)}`,
-      code: 'sid-other',
-      ownerSession,
-    };
+    if (asker !== '' && owner === asker) return worded({ verdict: 0, owner, liveness: 'live', via: 'sid', code: 'sid-asker', ownerSession });
+    const liveness = input.liveness(owner);
+    return worded({ verdict: 9, owner, liveness, via: 'sid', code: 'sid-other', ownerSession });
   }
 
   // 3. Pending: only the session the spawn proved with its nonce can be named.
   const pane = paneToRead(task);
-  if (pane === null) {
-    return five(
-      'pre-nonce',
-      `task ${slug} is pending and records no ${task.driverPane ? 'spawnNonce' : 'driverPane'} (written before spawn nonces): nobody can be named; respawn it or take it over`,
-    );
-  }
-  if (!paneRead) return five('tmux-error', `task ${slug}: session ${pane} was not read`);
-  if ('tmuxError' in paneRead) return five('tmux-error', `task ${slug}: cannot read tmux session ${pane}: ${paneRead.tmuxError}`);
-  if (paneRead.nonce === '') {
-    return five('no-nonce', `task ${slug}: tmux session ${pane} is gone or carries no spawn nonce, so it is not the spawned Driver`);
-  }
-  if (paneRead.nonce !== task.spawnNonce) {
-    return five('nonce-mismatch', `task ${slug}: tmux session ${pane} carries another spawn nonce (recreated or reused name), so it is not the spawned Driver`);
-  }
-  if (paneRead.stamp === '') {
-    return five('booting', `task ${slug}: tmux session ${pane} is the spawned Driver but has no stamp yet (booting)`);
-  }
+  if (pane === null) return five('pre-nonce', { detail: task.driverPane ? 'spawnNonce' : 'driverPane' });
+  if (!paneRead) return five('tmux-error', { pane });
+  if ('tmuxError' in paneRead) return five('tmux-error', { pane, detail: paneRead.tmuxError });
+  if (paneRead.nonce === '') return five('no-nonce', { pane });
+  if (paneRead.nonce !== task.spawnNonce) return five('nonce-mismatch', { pane });
+  if (paneRead.stamp === '') return five('booting', { pane });
   if (asker !== '' && paneRead.stamp === asker) {
-    return { verdict: 0, owner: asker, liveness: 'live', via: 'pane', reason: `task ${slug}: you are the Driver spawned in ${pane}`, code: 'pane-asker' };
+    return worded({ verdict: 0, owner: asker, liveness: 'live', via: 'pane', code: 'pane-asker', ownerSession: pane, pane });
   }
   const liveness = input.liveness(paneRead.stamp);
-  return {
-    verdict: 9,
-    owner: paneRead.stamp,
-    liveness,
-    via: 'pane',
-    reason: `task ${slug}: the Driver spawned in ${pane} is ${paneRead.stamp} (${liveness}); ${takeoverHint(slug, liveness)}`,
-    code: 'pane-other',
-    ownerSession: pane,
-  };
+  return worded({ verdict: 9, owner: paneRead.stamp, liveness, via: 'pane', code: 'pane-other', ownerSession: pane, pane });
 }
 
 /** driverPane's read from a list-sessions snapshot (session name -> nonce and stamp). A missing session reads empty, as display-message does. */

@@ -8,8 +8,8 @@ import type { StampFacts } from '../registry/sid-liveness';
 import { noSuchTask, readTask } from '../tasks/store';
 import { assertSlug } from '../tasks/slug';
 import { ownerSid, type Handover, type Task } from '../tasks/schema';
-import { Tmux, type TmuxReads } from '../tmux/client';
-import { readAsker, readPaneAndAsker, readStamps, type AskerRead, type PaneRead, type StampsRead } from '../tmux/session-marks';
+import { Tmux, tmuxEnvSession, type TmuxReads } from '../tmux/client';
+import { readAsker, readPaneAndAsker, readSessionStampById, readStamps, type AskerRead, type PaneRead, type StampsRead } from '../tmux/session-marks';
 import { decide, lastHandover, livenessNeeded, paneToRead, pickCarrier, type Decision } from './judge';
 import { isValidSid } from '../sid';
 
@@ -48,6 +48,20 @@ export async function resolveAsker(tmux: TmuxReads, as: unknown, env: NodeJS.Pro
   const known = askerWithoutTmux(as, env);
   if (known) return known;
   return askerFromRead(await readAsker(tmux, env.TMUX_PANE as string));
+}
+
+/**
+ * Who reads a verdict (docs/ownership.md#output), for `tasks` and the
+ * dashboard: named as an asker is ($CLAUDE_CODE_SESSION_ID, else the stamp
+ * of $TMUX_PANE's session), else, in a popup (no pane), the stamp of the
+ * session $TMUX names. '' when nobody can be named: then nobody is "you".
+ */
+export async function resolveViewer(tmux: TmuxReads, env: NodeJS.ProcessEnv): Promise<string> {
+  if (env.CLAUDE_CODE_SESSION_ID || env.TMUX_PANE) return (await resolveAsker(tmux, undefined, env)).sid;
+  const target = tmuxEnvSession(env);
+  if (target === null) return '';
+  const stamp = await readSessionStampById(tmux, target);
+  return stamp !== null && isValidSid(stamp) ? stamp : '';
 }
 
 export interface Judgement {

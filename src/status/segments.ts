@@ -2,12 +2,11 @@
 // agent states) has every '#' doubled; markup comes only from the user's
 // @fleet-icon-* and @fleet-style-* options (defaults: scripts/option-defaults.json).
 import type { AgentKind } from '../agents/kind';
-import type { Decision } from '../ownership/judge';
+import { ownerName, type Decision } from '../ownership/judge';
 import { optionValue } from '../options';
 import { agentWaits, type AgentState, type SessionHop } from '../registry/hop';
-import { renderAgent, renderHop, sid8 } from './hop-text';
+import { renderAgent, renderHop } from './hop-text';
 import { escapeFormat } from '../tmux/args';
-import { printable } from '../text';
 
 export const STYLE_KEYS = [
   'owner',
@@ -89,12 +88,6 @@ export function ownerState(d: Decision): OwnerState {
   if (d.verdict === 0) return 'owner';
   if (d.verdict === 9) return 'other';
   return d.code === 'booting' ? 'pending' : 'unknown';
-}
-
-/** The owner a 9 names: by the tmux session it runs in when one carries its stamp, `rev (f152b562)`, else `f152b562`. */
-export function ownerName(d: Decision): string {
-  const id = sid8(d.owner ?? '');
-  return d.ownerSession ? `${printable(d.ownerSession)} (${id})` : id;
 }
 
 /**

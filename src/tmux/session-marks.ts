@@ -101,6 +101,13 @@ export async function readSessionStamp(tmux: TmuxReads, session: string): Promis
   return { stamp: r.stdout.replace(/\n$/, '') };
 }
 
+/** The stamp of the session a tmux id names (`$3`, from $TMUX in a popup); null when no such session answers. */
+export async function readSessionStampById(tmux: TmuxReads, id: string): Promise<string | null> {
+  const r = await tmux.tryRun(['display-message', '-p', '-t', id, `#{session_id}${FIELD_SEP}#{@claude_session_id}`]);
+  const [shown = '', ...stamp] = firstLine(r.stdout).split(FIELD_SEP);
+  return r.exitCode === 0 && shown === id ? stamp.join(FIELD_SEP) : null;
+}
+
 /** Every stamp on the server: the agent process each session recorded with it ('' when none), and the sessions carrying it. */
 export type StampsRead = Map<string, { agents: string[]; sessions: string[] }>;
 

@@ -46,12 +46,17 @@ outer_shows() {
 	[ ! -e "$BATS_TEST_TMPDIR/pwn2" ]
 }
 
-@test "prefix O on a session without a task or stamp says so" {
+@test "prefix O on a session without a task or stamp says so; bound but unstamped, the helper words the verdict for nobody" {
 	tmux -L "$OUTER" send-keys -t outer C-b O
 	wait_for 10 outer_shows "fleet: session main is not bound to a task and carries no stamp"
 	t set-option -t =main: @fleet-task task1
 	tmux -L "$OUTER" send-keys -t outer C-b O
-	wait_for 10 outer_shows "fleet task1: session main carries no stamp yet"
+	# No --as: the session asks as nobody, so the helper never says "you" there (and no follow of a stamp it lacks).
+	wait_for 10 outer_shows "fleet: fake-helper owner task1"
+	run grep -c '^\["follow"' "$PLUGIN/calls.log"
+	assert_output 0
+	run grep '^\["owner"' "$PLUGIN/calls.log"
+	assert_output '["owner","task1"]'
 }
 
 @test "prefix F opens the dashboard popup" {

@@ -153,9 +153,9 @@ describe('judgeFromSnapshot (the supervisor path: one list-sessions snapshot)', 
     expect(d({ slug: 't', driverSid: 'owner-1' })).toMatchObject({ verdict: 9, ownerSession: 'op-t' });
     expect(d({ slug: 't', driverSid: 'owner-1', driverPane: 'zeta' })).toMatchObject({ verdict: 9, ownerSession: 'zeta' });
     expect(d({ slug: 't', driverSid: 'owner-1', driverPane: 'gone' }).ownerSession).toBe('op-t');
-    expect(d({ slug: 't', driverSid: 'owner-1', driverPane: 'gone' }).reason).toContain('driven by owner-1 in tmux session op-t (live)');
+    expect(d({ slug: 't', driverSid: 'owner-1', driverPane: 'gone' }).reason).toContain('task t: Driver: op-t (owner-1), live; to take over on purpose');
     expect(d({ slug: 't', driverSid: 'nobody' })).toMatchObject({ verdict: 9, ownerSession: null });
-    expect(d({ slug: 't', driverSid: 'nobody' }).reason).toContain('driven by nobody (gone)');
+    expect(d({ slug: 't', driverSid: 'nobody' }).reason).toContain('task t: Driver: nobody, gone; to take over on purpose: tmux-fleet takeover t');
     expect(sessionCarrying(null, 'owner-1')).toBeNull();
     expect(sessionCarrying(many, '')).toBeNull();
   });

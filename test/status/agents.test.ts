@@ -192,6 +192,27 @@ describe('the OWNER column and the status line name the same owner', () => {
   });
 });
 
+describe("the bottom line speaks to whoever looks", () => {
+  it('a task and a session bound to it: "you" only for the Driver, else the Driver by its session', () => {
+    const { view } = fleet([driver, live({ pid: 108, sessionId: REVIEWER, kind: 'interactive', status: 'idle' })], [
+      session('main', ''),
+      session('op-fix-login', OWNER, 'fix-login'),
+      session('review-fix-login', REVIEWER, 'fix-login'),
+    ]);
+    const rows = (viewer: string) => dashboardRows(view, [], T0, '/work', viewer);
+    const task = (viewer: string) => rows(viewer).find((r) => r.kind === 'task')!.reason;
+    const review = (viewer: string) => rows(viewer).find((r) => r.session === 'review-fix-login')!.reason;
+    const named = 'task fix-login: Driver: op-fix-login (49a6ca67), live; to take over on purpose: tmux-fleet takeover fix-login --force (refused without it while that session may be live)';
+    // Opened from main (no stamp), or from the reviewer's session: the Driver, named; never "you".
+    expect(task('')).toBe(named);
+    expect(task(REVIEWER)).toBe(named);
+    expect(review('')).toBe(named);
+    // Opened from the Driver's own session.
+    expect(task(OWNER)).toBe('task fix-login: you are its Driver');
+    expect(review(OWNER)).toBe('task fix-login: you are its Driver');
+  });
+});
+
 describe('#{fleet_agent} with a needs sentence', () => {
   it('shows the sentence cut to 40 characters, else waitingFor as before', () => {
     const hop = (needs: string | null) => ({ agent: { sessionId: 'x', status: 'waiting', waitingFor: 'approve Bash', needs, alive: true } });

@@ -90,7 +90,7 @@ describe('status segments on an attached client', () => {
     // prefix O's line (the owner command) names the session too.
     const line = await fleet(['owner', 'alpha', '--as', intruderSid]);
     expect(line.exitCode).toBe(9);
-    expect(line.stdout).toContain(`is driven by ${owner} in tmux session op-alpha (live)`);
+    expect(line.stdout).toContain(`9 other ${owner} live (task alpha: Driver: op-alpha (${owner.slice(0, 8)}), live; to take over on purpose`);
     expect(JSON.parse((await fleet(['owner', 'alpha', '--as', intruderSid, '--json'])).stdout)).toMatchObject({ owner, ownerSession: 'op-alpha' });
 
     const t = await fleet(['takeover', 'alpha', '--as', intruderSid, '--force']);
