@@ -40,6 +40,7 @@ export type DecisionCode =
   | 'no-nonce'
   | 'nonce-mismatch'
   | 'booting'
+  | 'spawning'
   | 'pane-asker'
   | 'pane-other';
 
@@ -57,6 +58,14 @@ export interface DecideInput {
   liveness: (sid: string) => Liveness;
   /** The tmux session carrying a stamp, to name the owner a 9 names by where it runs; null when none (or not read). */
   sessionOf?: (sid: string) => string | null;
+  /**
+   * The spawn nonce the asking session carries (the supervisor, tasks and the
+   * dashboard: from their snapshot); with `locked`, tells a spawn that has
+   * made its session but not yet written its record (`spawning`).
+   */
+  askerNonce?: string;
+  /** Whether a live process held the task's lock when, before the task was read, it was looked at. */
+  locked?: () => boolean;
 }
 
 /** The session a pending task's decision must read, or null when no tmux read is needed. */
@@ -115,6 +124,8 @@ export function reasonFor(slug: string, d: Decision, viewer: string): string {
       return `task ${slug}: tmux session ${pane} carries another spawn nonce (recreated or reused name), so it is not the spawned Driver`;
     case 'booting':
       return `task ${slug}: tmux session ${pane} is the spawned Driver but has no stamp yet (booting)`;
+    case 'spawning':
+      return `task ${slug}: a spawn has made ${pane ? `tmux session ${pane}` : 'its Driver\'s tmux session'} and is writing the record (booting)`;
     default: {
       if (viewer !== '' && d.owner === viewer) return d.via === 'pane' ? `task ${slug}: you are the Driver spawned in ${pane}` : `task ${slug}: you are its Driver`;
       const liveness = d.liveness ?? 'unknown';
@@ -129,15 +140,21 @@ export function decide(input: DecideInput): Decision {
   const five = (code: DecisionCode, extra: Pick<Decision, 'pane' | 'detail'> = {}): Decision =>
     worded({ verdict: 5, owner: null, liveness: null, via: null, code, ...extra });
 
+  // A spawn between its tmux call and its record's write (docs/ownership.md#spawn): the session it made carries a
+  // nonce the record does not hold yet, and the spawn holds the task's lock. The Driver is booting, not unknown.
+  const spawnAt = (nonce: string | undefined) => nonce !== undefined && nonce !== '' && nonce !== task?.spawnNonce && (input.locked?.() ?? false);
+
   // 1. task.json missing or invalid.
   if (taskError !== undefined) return five('task-invalid', { detail: taskError });
-  if (!task) return five('no-task');
+  if (!task) return five(spawnAt(input.askerNonce) ? 'spawning' : 'no-task');
 
   // 2. The owner is known.
   const owner = ownerSid(task);
   if (owner !== '') {
     const ownerSession = input.sessionOf?.(owner) ?? null;
     if (asker !== '' && owner === asker) return worded({ verdict: 0, owner, liveness: 'live', via: 'sid', code: 'sid-asker', ownerSession });
+    // A respawn of a decided task: the new session, not yet recorded, is not the old owner's other.
+    if (spawnAt(input.askerNonce)) return five('spawning');
     const liveness = input.liveness(owner);
     return worded({ verdict: 9, owner, liveness, via: 'sid', code: 'sid-other', ownerSession });
   }
@@ -148,7 +165,7 @@ export function decide(input: DecideInput): Decision {
   if (!paneRead) return five('tmux-error', { pane });
   if ('tmuxError' in paneRead) return five('tmux-error', { pane, detail: paneRead.tmuxError });
   if (paneRead.nonce === '') return five('no-nonce', { pane });
-  if (paneRead.nonce !== task.spawnNonce) return five('nonce-mismatch', { pane });
+  if (paneRead.nonce !== task.spawnNonce) return five(spawnAt(paneRead.nonce) ? 'spawning' : 'nonce-mismatch', { pane });
   if (paneRead.stamp === '') return five('booting', { pane });
   if (asker !== '' && paneRead.stamp === asker) {
     return worded({ verdict: 0, owner: asker, liveness: 'live', via: 'pane', code: 'pane-asker', ownerSession: pane, pane });
@@ -221,6 +238,9 @@ export function judgeFromSnapshot(args: {
   registry: { readable: boolean; rows: readonly LiveRow[]; recorded?: ReadonlyMap<string, Liveness> };
   /** The liveness of the agent processes recorded with each stamp (@fleet-stamp-agent), by session id. */
   stampProcesses?: ReadonlyMap<string, Liveness>;
+  /** The spawn nonce the asking session carries, and whether the task's lock was held (decide: `spawning`). */
+  askerNonce?: string;
+  locked?: () => boolean;
 }): Decision {
   const sessions = args.sessions;
   // Built only when a liveness is asked for, once per sessions map.
@@ -234,6 +254,8 @@ export function judgeFromSnapshot(args: {
     paneRead: pane === null ? undefined : paneReadFromSessions(args.sessions, pane),
     liveness: (sid) => livenessFromSnapshot(sid, args.registry, stamps(), args.stampProcesses),
     sessionOf: (sid) => sessionCarrying(sessions, sid, args.task?.driverPane),
+    askerNonce: args.askerNonce,
+    locked: args.locked,
   });
 }
 

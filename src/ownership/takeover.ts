@@ -36,7 +36,7 @@ export interface TakeoverResult {
 /** Whether the decision leaves a Driver that may be live (so a takeover needs --force). */
 export function mayBeLive(d: Decision): boolean {
   if (d.verdict === 9) return d.liveness !== 'gone';
-  return d.code === 'booting' || d.code === 'tmux-error';
+  return d.code === 'booting' || d.code === 'spawning' || d.code === 'tmux-error';
 }
 
 export async function takeover(ctx: Context, slugArg: unknown, opts: { as?: unknown; force?: boolean }): Promise<TakeoverResult> {

@@ -3,7 +3,6 @@
 // agents outside any task, with the tmux session proven by pane ancestry. And
 // which agents wait for the user (the dashboard sorts them first, the
 // supervisor counts them in @fleet-attention). Pure except the loader.
-import { errorMessage } from '../errors';
 import { AncestryCache, matchPaneAgents, type PaneAgent } from '../ownership/pane-agents';
 import { isSpare } from '../registry/follow';
 import { rowsByJob, rowsByParkedJob } from '../registry/row-index';
@@ -11,10 +10,8 @@ import { agentStateOf, agentWaits, type AgentState } from '../registry/hop';
 import type { LiveRow } from '../registry/liveness';
 import type { RegistryRow } from '../registry/schema';
 import { timeMs } from '../registry/time';
-import { HopTracker } from '../registry/hop';
 import type { Tmux } from '../tmux/client';
-import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
-import { computeView, loadFleetData, type FleetView, type SessionView } from './view';
+import { readFleet, type FleetView, type SessionView } from './view';
 
 export type AgentKind = 'parked' | 'job' | 'agent';
 
@@ -293,14 +290,7 @@ export interface DashboardData {
 
 /** One look at the fleet for the dashboard and `attention`: one tmux call, the task files, the registry, /proc. */
 export async function readDashboardData(tmux: Tmux, home: string, registry: string): Promise<DashboardData> {
-  const [snapResult, data] = await Promise.all([
-    readSnapshot(tmux).then(
-      (s) => ({ snap: s as TmuxSnapshot | null, error: null as string | null }),
-      (err: unknown) => ({ snap: null, error: errorMessage(err) }),
-    ),
-    loadFleetData(home, registry),
-  ]);
-  const view = { ...computeView(snapResult.snap, data, new HopTracker()), tmuxError: snapResult.error };
-  const paneAgents = snapResult.snap ? matchPaneAgents(snapResult.snap.panes, data.rows, new AncestryCache()) : new Map<string, PaneAgent[]>();
+  const { view, snap, data } = await readFleet(tmux, home, registry);
+  const paneAgents = snap ? matchPaneAgents(snap.panes, data.rows, new AncestryCache()) : new Map<string, PaneAgent[]>();
   return { view, agents: fleetAgents(view, data.rows, paneAgents) };
 }

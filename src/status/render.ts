@@ -16,7 +16,19 @@ import { parseChannels } from '../notify/notifier';
 import { fleetAgents, fleetWaiters, ShownIds } from './agents';
 import { agentKindSegment, agentSegment, attentionSegment, hopSegment, hopShortSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
 import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
-import { CachedFleetData, ChainKeyIndex, chainKeys, computeView, updateView, updateViewForSnapshot, type FleetLoad, type FleetView, type SessionView, type ViewUpdate } from './view';
+import {
+  CachedFleetData,
+  ChainKeyIndex,
+  chainKeys,
+  computeView,
+  spawnLocks,
+  updateView,
+  updateViewForSnapshot,
+  type FleetLoad,
+  type FleetView,
+  type SessionView,
+  type ViewUpdate,
+} from './view';
 import { diffSnapshots, type SnapshotDiff } from './snapshot-diff';
 
 /**
@@ -75,6 +87,8 @@ export function makeRender(
   const shown = new ShownIds();
   return async (snapshot: TmuxSnapshot, hint: RenderHint): Promise<Rendered> => {
     const rowsReadBefore = source.rowsRead;
+    // Before the task files: a spawn between its tmux call and its record's write holds the task's lock (spawnLocks).
+    const spawnLocked = spawnLocks(home, snapshot, source.tasksLastRead);
     const data = await source.load(!hint.registryOnly, hint.registryChanged, hint.jobsChanged, hint.tasksChanged ?? null, hint.signalsChanged ?? null);
     const touched = hint.recheck ? null : data.touched;
     // Only rows or job states changed (the same snapshot): the sessions they touch are computed again.
@@ -133,7 +147,9 @@ export function makeRender(
             running,
           )
         : proofs.update(snapshot.sessions, snapshot.panes, proofRows, driverPidOf, running);
-    if (found.recheck) {
+    // A spawn in progress either writes its record (a task change wakes the supervisor) or dies: then its lock is stale
+    // and nothing else changes, so the proof looks again.
+    if (found.recheck || spawnLocked.size > 0) {
       const at = Date.now() + DISCOVERY_RECHECK_MS;
       proof.recheckAt = proof.recheckAt === null ? at : Math.min(proof.recheckAt, at);
     }
@@ -146,7 +162,7 @@ export function makeRender(
           return p && running(p.pid) ? [p.pid] : [];
         });
     onData?.(data, proof, stampPids);
-    const proofArgs = { agentGone: proof.gone, unprovable: found.unprovable, kinds: found.kinds, processLiveness };
+    const proofArgs = { agentGone: proof.gone, unprovable: found.unprovable, kinds: found.kinds, processLiveness, spawnLocked };
     let view: FleetView;
     let redo: ReadonlySet<string> | null = null;
     let redone: ReadonlyMap<string, SessionView> | null = null;

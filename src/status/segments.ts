@@ -87,7 +87,7 @@ export type OwnerState = 'owner' | 'other' | 'pending' | 'unknown';
 export function ownerState(d: Decision): OwnerState {
   if (d.verdict === 0) return 'owner';
   if (d.verdict === 9) return 'other';
-  return d.code === 'booting' ? 'pending' : 'unknown';
+  return d.code === 'booting' || d.code === 'spawning' ? 'pending' : 'unknown';
 }
 
 /**
@@ -115,7 +115,7 @@ export function ownerText(slug: string, d: Decision): string {
  */
 export function ownerSegment(slug: string, d: Decision, styles: Styles, agentGone = false, unprovable = false): string {
   if (agentGone && d.verdict === 0) return segment(styles.unknown, `? ${slug}: agent gone`);
-  if (unprovable && d.code === 'booting') return segment(styles.unknown, `${slug} cannot tell`);
+  if (unprovable && ownerState(d) === 'pending') return segment(styles.unknown, `${slug} cannot tell`);
   return segment(styles[ownerState(d)], ownerText(slug, d));
 }
 

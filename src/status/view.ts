@@ -25,6 +25,9 @@ import { readSignals, type AgentSignal } from '../agents/signals';
 import { otherAgentState, withHookNeeds } from '../agents/state';
 import { timeMs } from '../registry/time';
 import type { AgentState } from '../registry/hop';
+import { taskDir } from '../context';
+import { lockHeld } from '../tasks/lock';
+import { isValidSlug } from '../tasks/slug';
 
 export interface FleetData {
   tasks: TaskEntry[];
@@ -57,13 +60,19 @@ async function recordedDrivers(tasks: readonly TaskEntry[], rows: readonly LiveR
   return recorded.length > 0 ? recordedLiveness(recorded, rows) : new Map();
 }
 
+/** The registry with liveness and the jobs' state files. */
+async function loadRegistryData(registry: string): Promise<{ reg: RegistrySnapshot; rows: LiveRow[] }> {
+  const reg = await readRegistry(registry);
+  return { reg, rows: attachJobStates(await liveRows(reg), registry) };
+}
+
 /**
  * Task files and the registry with liveness and the jobs' state files:
- * file reads and system calls, no process where /proc exists.
+ * file reads and system calls, no process where /proc exists. `registryRead`:
+ * the registry's read, already started.
  */
-export async function loadFleetData(home: string, registry: string): Promise<FleetData> {
-  const [tasks, reg] = await Promise.all([listTasks(home), readRegistry(registry)]);
-  const rows = attachJobStates(await liveRows(reg), registry);
+export async function loadFleetData(home: string, registry: string, registryRead = loadRegistryData(registry)): Promise<FleetData> {
+  const [tasks, { reg, rows }] = await Promise.all([listTasks(home), registryRead]);
   return { tasks, registry: reg, rows, recorded: await recordedDrivers(tasks, rows), signals: readSignals(home) };
 }
 
@@ -112,6 +121,11 @@ export class CachedFleetData {
     this.tasks = new CachedTaskLister(home);
     this.registry = new CachedRegistryReader(registry);
     this.jobs = new CachedJobStates(jobsDirOf(registry));
+  }
+
+  /** The task list of the last load (null before the first). */
+  get tasksLastRead(): readonly TaskEntry[] | null {
+    return this.lastTasks;
   }
 
   /** Registry row files opened so far. */
@@ -373,6 +387,30 @@ export interface SessionProof {
   kinds?: ReadonlyMap<string, { kind: AgentKind; pane?: string }>;
   /** How a recorded process's liveness is read (the supervisor's cached reader). */
   processLiveness?: (p: AgentProcess) => Liveness;
+  /** The tasks whose lock a live process held, looked at before the task files were read (spawnLocks). */
+  spawnLocked?: ReadonlySet<string>;
+}
+
+/**
+ * The tasks a spawn may be writing now, among those of the sessions that
+ * carry a spawn nonce the record (as last read; null: none read yet) does not
+ * explain: a task whose lock a live process holds (docs/status.md#segments).
+ * Read before the task files, so that a record written after this look is
+ * read, and a lock released before it means the record is there. A few file
+ * reads, only for such sessions.
+ */
+export function spawnLocks(home: string, snapshot: TmuxSnapshot | null, last: readonly TaskEntry[] | null): Set<string> {
+  const out = new Set<string>();
+  if (snapshot === null) return out;
+  const bySlug = last ? taskInputs(last).bySlug : null;
+  for (const s of snapshot.sessions) {
+    if (s.task === '' || s.nonce === '' || out.has(s.task) || !isValidSlug(s.task)) continue;
+    const task = bySlug?.get(s.task)?.task;
+    // Explained: the record names this nonce (pending), or this session's stamp as its owner.
+    if (task && (task.spawnNonce === s.nonce || (ownerSid(task) !== '' && ownerSid(task) === s.stamp))) continue;
+    if (lockHeld(taskDir(home, s.task))) out.add(s.task);
+  }
+  return out;
 }
 
 /** A session's agent: the kind its stamp recorded, else the nearest agent the proof found under its panes. */
@@ -393,7 +431,8 @@ interface ViewInputs {
   sessionsOfSid: ReadonlyMap<string, readonly number[]>;
   sessionsOfSlug: ReadonlyMap<string, readonly number[]>;
   placeOf: ReadonlyMap<string, number>;
-  judge(slug: string, asker: string): Decision;
+  /** The verdict for `asker`, the stamp of a session carrying the spawn nonce `nonce` ('' when none). */
+  judge(slug: string, asker: string, nonce: string): Decision;
   proof: SessionProof;
   /** The signal of `sid` when the pane it names is one of this session's (a hook's claim, checked). */
   signalOf(s: SessionSnap, sid: string): AgentSignal | null;
@@ -505,7 +544,8 @@ function viewInputs(snap: TmuxSnapshot | null, data: FleetData, proof: SessionPr
     reuse,
   );
   const registry = { readable: data.registry.readable, rows: data.rows, recorded: data.recorded };
-  const judge = (slug: string, asker: string): Decision => {
+  const locked = proof.spawnLocked;
+  const judge = (slug: string, asker: string, nonce: string): Decision => {
     const entry = bySlug.get(slug);
     return judgeFromSnapshot({
       slug,
@@ -515,6 +555,8 @@ function viewInputs(snap: TmuxSnapshot | null, data: FleetData, proof: SessionPr
       sessions: nonceStamps,
       registry,
       stampProcesses,
+      askerNonce: nonce,
+      locked: () => locked?.has(slug) ?? false,
     });
   };
   const signalOf = (s: SessionSnap, sid: string): AgentSignal | null => {
@@ -557,7 +599,7 @@ function sessionView(s: SessionSnap, v: ViewInputs, hops: ReadonlyMap<string, Se
     session: s.name,
     stamp: s.stamp,
     slug,
-    decision: slug ? v.judge(slug, s.stamp) : null,
+    decision: slug ? v.judge(slug, s.stamp, s.task === slug ? s.nonce : '') : null,
     hop,
     created: Number(s.created) || 0,
     attached: s.attached !== '' && s.attached !== '0',
@@ -590,7 +632,6 @@ function taskView(entry: TaskEntry, v: ViewInputs, hops: ReadonlyMap<string, Ses
   const task = entry.task ?? null;
   const session = taskSession(task, v);
   const snap = session ? v.sessionByName.get(session) : undefined;
-  const asker = snap?.stamp ?? '';
   const hop = session ? hops.get(session) : undefined;
   const agent = isAgentKind(task?.driverAgent) ? task.driverAgent : session ? agentOfSession(session, v) : null;
   return {
@@ -598,7 +639,7 @@ function taskView(entry: TaskEntry, v: ViewInputs, hops: ReadonlyMap<string, Ses
     task,
     error: entry.error ? entry.error.message : null,
     owner: task ? ownerSid(task) : '',
-    decision: v.judge(entry.slug, asker),
+    decision: v.judge(entry.slug, snap?.stamp ?? '', snap?.task === entry.slug ? snap.nonce : ''),
     session,
     hop,
     updatedAt: task?.updatedAt ?? null,
@@ -863,15 +904,20 @@ export function assertVerdictsTellable(view: FleetView, tmux: Tmux, command: str
   }
 }
 
-/** One look at the fleet, for `tasks` and the dashboard: one tmux call, the task files, the registry. */
+/** One look at the fleet, for `tasks`, the dashboard and `attention`: one tmux call, the task files, the registry. */
+export async function readFleet(tmux: Tmux, home: string, registry: string): Promise<{ view: FleetView; snap: TmuxSnapshot | null; data: FleetData }> {
+  // The registry is read meanwhile; the task files after the snapshot's spawn locks (spawnLocks).
+  const rows = loadRegistryData(registry);
+  const snapResult = await readSnapshot(tmux).then(
+    (snap) => ({ snap: snap as TmuxSnapshot | null, error: null as string | null }),
+    (err: unknown) => ({ snap: null, error: errorMessage(err) }),
+  );
+  const spawnLocked = spawnLocks(home, snapResult.snap, null);
+  const data = await loadFleetData(home, registry, rows);
+  const view = computeView(snapResult.snap, data, new HopTracker(), { agentGone: new Set(), spawnLocked });
+  return { view: { ...view, tmuxError: snapResult.error }, snap: snapResult.snap, data };
+}
+
 export async function readFleetView(tmux: Tmux, home: string, registry: string): Promise<FleetView> {
-  const [snapResult, data] = await Promise.all([
-    readSnapshot(tmux).then(
-      (s) => ({ snap: s, error: null as string | null }),
-      (err: unknown) => ({ snap: null, error: errorMessage(err) }),
-    ),
-    loadFleetData(home, registry),
-  ]);
-  const view = computeView(snapResult.snap, data, new HopTracker());
-  return { ...view, tmuxError: snapResult.error };
+  return (await readFleet(tmux, home, registry)).view;
 }

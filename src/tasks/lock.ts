@@ -3,6 +3,7 @@
 // whose pid now belongs to another process) is stale and is broken.
 import { close, link, open, rename, rm, stat, unlink, writeFile } from '../fs-async';
 import { readRegularFile, UnsafeFileError } from '../fs-safe';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeErrno, FleetError } from '../errors';
 import { pidExists, procStartTicks } from '../proc';
@@ -55,6 +56,31 @@ const EMPTY_LOCK_GRACE_MS = 5_000;
 async function isOldEmptyLock(path: string): Promise<boolean> {
   const st = await stat(path).catch(() => null);
   return st !== null && st.size === 0 && Date.now() - st.mtimeMs > EMPTY_LOCK_GRACE_MS;
+}
+
+/**
+ * Whether a live process holds the lock of dir now (a read only, never a
+ * wait): the supervisor's sign that a spawn is between its tmux call and its
+ * record's write (docs/status.md#segments). A lock of a dead process, or one
+ * that is no lock of ours, is not held; an empty one is, while it is young.
+ */
+export function lockHeld(dir: string): boolean {
+  const lockPath = join(dir, LOCK_NAME);
+  let holder: string | null;
+  try {
+    holder = readLock(lockPath);
+  } catch {
+    return false;
+  }
+  if (holder === null || holder === INVALID) return false;
+  if (holder === '') {
+    try {
+      return Date.now() - statSync(lockPath).mtimeMs <= EMPTY_LOCK_GRACE_MS;
+    } catch {
+      return false;
+    }
+  }
+  return !isStale(holder);
 }
 
 export interface LockOptions {

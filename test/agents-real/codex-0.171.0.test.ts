@@ -9,6 +9,7 @@ import { seconds, tierTimings } from '../helpers/tier';
 import { checkLaunchPrompts } from '../helpers/launch-prompts';
 import { sleep } from '../helpers/env';
 import { codexHooksList, codexLocksOf, makeAgentWorld, until, type AgentWorld } from './world';
+import { recordOptionWrites, type OptionWrites } from '../helpers/option-writes';
 
 const OTHER = '0f0f0f0f-1111-4222-8333-444444444444';
 const VERSION = '0.171.0';
@@ -21,6 +22,13 @@ describe(`Codex CLI ${VERSION}`, () => {
 
   // Task tc's Driver, kept across scenarios.
   let driver = { session: '', sid: '', pid: 0 };
+  /** Every value @fleet-owner is set to, once the supervisor runs (the plugin is loaded). */
+  let writes: OptionWrites;
+  /** A session's owner segment as written, markup dropped, empty values and repeats left out. */
+  const shown = async (session: string) => {
+    const texts = (await writes.values(session)).map((v) => v.replace(/#\[[^\]]*\]/g, '').trim()).filter(Boolean);
+    return texts.filter((t, i) => t !== texts[i - 1]);
+  };
 
   beforeAll(async () => {
     timing.start();
@@ -114,6 +122,7 @@ describe(`Codex CLI ${VERSION}`, () => {
 
   timed('without a hook: the supervisor proves Codex by the thread lock its process holds, no prompt typed; /clear followed', async () => {
     await world.loadPlugin();
+    writes = await recordOptionWrites(world.tmux, '@fleet-owner');
     const un = await world.fleet(['hooks', 'uninstall', '--agent', 'codex']);
     expect(un.exitCode, un.stderr).toBe(0);
     expect(un.stdout).toMatch(/removed its trust from/);
@@ -131,6 +140,8 @@ describe(`Codex CLI ${VERSION}`, () => {
       return v.includes('owner tn') ? v : '';
     }, '@fleet-owner', 20_000);
     expect(status).toContain('● owner tn');
+    // Every value the segment was set to, from the spawn on: pending through the boot window, never cannot tell.
+    expect(await shown(session)).toEqual(['◌ tn pending', '● owner tn']);
     // No prompt yet: its title is its directory alone, which tells nothing; the segment names the agent.
     expect(await until(async () => ((await world.option(session, '@fleet-agent')).includes('· codex') ? 'yes' : ''), '@fleet-agent', 20_000)).toBe('yes');
 
@@ -150,6 +161,16 @@ describe(`Codex CLI ${VERSION}`, () => {
   timed('launch prompt: a prompt starting with - reaches the model as text, never as options', async () => {
     const took = await checkLaunchPrompts({ ...world, spawnArgs: (slug) => ['spawn', slug, '--cmd', world.binary, '--cwd', world.work] });
     timing.note(`launch prompts at the model: ${took.map((t) => `${t.toFixed(1)} s`).join(', ')}`);
+  });
+
+  timed('boot window with the hook and the supervisor: pending from the spawn on, then owner; never cannot tell', async () => {
+    const r = await world.fleet(['hooks', 'install', '--agent', 'codex']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const started = Date.now();
+    const session = await world.spawn('tb');
+    await until(async () => ((await world.option(session, '@fleet-owner')).includes('owner tb') ? 'yes' : ''), 'owner tb', 60_000, 200);
+    timing.note(`spawn to owner (hook installed, no prompt typed): ${seconds(Date.now() - started)}`);
+    expect(await shown(session)).toEqual(['◌ tb pending', '● owner tb']);
   });
 
   timed("exit: the Driver's process exits while its pane stays open: gone, takeover allowed without --force", async () => {
@@ -188,6 +209,8 @@ describe(`Codex CLI ${VERSION}`, () => {
     await sleep(3000);
     expect(await world.option(session, '@fleet-owner')).toContain('? td cannot tell');
     expect(await world.stamp(session)).toBe('');
+    // Pending through its boot window, cannot tell only once the proof is known to be impossible (the daemon holds the threads).
+    expect(await shown(session)).toEqual(['◌ td pending', '? td cannot tell']);
   });
 
   timed('close: no process of the HOME is left (daemon stopped, server killed)', async () => {

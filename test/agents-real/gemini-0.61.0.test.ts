@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { seconds, tierTimings } from '../helpers/tier';
 import { checkLaunchPrompts } from '../helpers/launch-prompts';
 import { cmdline, makeAgentWorld, until, type AgentWorld } from './world';
+import { recordOptionWrites, type OptionWrites } from '../helpers/option-writes';
 
 const OTHER = '0f0f0f0f-1111-4222-8333-444444444444';
 const VERSION = '0.61.0';
@@ -19,6 +20,13 @@ describe(`Gemini CLI ${VERSION}`, () => {
   const timed = timing.timed;
 
   let driver = { session: '', sid: '', pid: 0 };
+  /** Every value @fleet-owner is set to, once the supervisor runs (the plugin is loaded). */
+  let writes: OptionWrites;
+  /** A session's owner segment as written, markup dropped, empty values and repeats left out. */
+  const shown = async (session: string) => {
+    const texts = (await writes.values(session)).map((v) => v.replace(/#\[[^\]]*\]/g, '').trim()).filter(Boolean);
+    return texts.filter((t, i) => t !== texts[i - 1]);
+  };
 
   beforeAll(async () => {
     timing.start();
@@ -98,6 +106,7 @@ describe(`Gemini CLI ${VERSION}`, () => {
 
   timed('without a hook: the supervisor proves Gemini by its --session-id and the chat file of that id; the launch prompt goes as --prompt-interactive=<text>', async () => {
     await world.loadPlugin();
+    writes = await recordOptionWrites(world.tmux, '@fleet-owner');
     const un = await world.fleet(['hooks', 'uninstall', '--agent', 'gemini']);
     expect(un.exitCode, un.stderr).toBe(0);
     const started = Date.now();
@@ -115,6 +124,8 @@ describe(`Gemini CLI ${VERSION}`, () => {
       return v.includes('owner tn') ? v : '';
     }, '@fleet-owner', 20_000);
     expect(status).toContain('● owner tn');
+    // Every value the segment was set to, from the spawn on: pending through the boot window, never cannot tell.
+    expect(await shown(session)).toEqual(['◌ tn pending', '● owner tn']);
     // No hook: its state from its pane's title alone; the launch prompt's turn ends, and the title says Ready.
     expect(await until(async () => ((await world.option(session, '@fleet-agent')).includes('· idle') ? 'yes' : ''), '@fleet-agent idle, from the title', 60_000)).toBe('yes');
     expect(await world.tmux(['display-message', '-p', '-t', `=${session}:`, '#{pane_title}'])).toMatch(/Ready/);
@@ -123,6 +134,16 @@ describe(`Gemini CLI ${VERSION}`, () => {
   timed('launch prompt: a prompt starting with - reaches the model as text, never as options', async () => {
     const took = await checkLaunchPrompts({ ...world, spawnArgs: (slug) => ['spawn', slug, '--cmd', world.binary, '--cwd', world.work] });
     timing.note(`launch prompts at the model: ${took.map((t) => `${t.toFixed(1)} s`).join(', ')}`);
+  });
+
+  timed('boot window with the hook and the supervisor: pending from the spawn on, then owner at SessionStart; never cannot tell', async () => {
+    const r = await world.fleet(['hooks', 'install', '--agent', 'gemini']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const started = Date.now();
+    const session = await world.spawn('tb');
+    await until(async () => ((await world.option(session, '@fleet-owner')).includes('owner tb') ? 'yes' : ''), 'owner tb', 120_000, 200);
+    timing.note(`spawn to owner (hook installed): ${seconds(Date.now() - started)}`);
+    expect(await shown(session)).toEqual(['◌ tb pending', '● owner tb']);
   });
 
   timed("exit: the Driver's process exits while its pane stays open: gone, takeover allowed without --force", async () => {
