@@ -8,8 +8,7 @@ import { agentWaits } from '../registry/hop';
 import { jobIntent, renderAgent, renderHopWithIntent, sid8 } from '../status/hop-text';
 import { timeMs } from '../registry/time';
 import type { FleetAgent } from '../status/agents';
-import { ownerState } from '../status/segments';
-import { acceptanceText, age, agentCell, cell } from '../status/table';
+import { acceptanceText, age, agentCell, cell, verdictCell } from '../status/table';
 import type { FleetView } from '../status/view';
 
 export type RowKind = 'task' | 'session' | 'parked' | 'job' | 'agent';
@@ -46,7 +45,6 @@ export interface DashboardRow {
   gate?: string;
 }
 
-const WORD = { owner: 'owner', other: 'other', pending: 'pending', unknown: 'cannot tell' } as const;
 
 function dirLabel(cwd: string | null | undefined, home: string): string {
   if (!cwd) return '-';
@@ -112,7 +110,7 @@ export function dashboardRows(
     session: t.session,
     task: t.slug,
     owner: t.error ? 'invalid' : t.owner ? sid8(t.owner) : 'pending',
-    verdict: `${t.decision.verdict} ${WORD[ownerState(t.decision)]}`,
+    verdict: verdictCell(t.decision),
     hop: renderHopWithIntent(t.hop),
     agent: cell(agentCell(t.state, t.agent)),
     age: age(t.task?.createdAt, now),
@@ -141,7 +139,7 @@ export function dashboardRows(
       session: s.session,
       task: s.slug ?? '-',
       owner: owner ? sid8(owner) : s.slug ? 'pending' : '-',
-      verdict: s.decision ? `${s.decision.verdict} ${WORD[ownerState(s.decision)]}` : '-',
+      verdict: verdictCell(s.decision),
       hop: renderHopWithIntent(s.hop),
       agent: cell(agentCell(s.state, s.agent)),
       age: s.created ? age(new Date(s.created * 1000).toISOString(), now) : '-',

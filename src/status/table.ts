@@ -5,6 +5,7 @@ import { clip, printable } from '../text';
 import type { Task } from '../tasks/schema';
 import type { FleetView, SessionView, TaskView } from './view';
 import type { AgentKind } from '../agents/kind';
+import type { Decision } from '../ownership/judge';
 
 /** 42s, 5m, 3h, 2d. */
 export function age(iso: string | null | undefined, now: number = Date.now()): string {
@@ -26,6 +27,11 @@ export function cell(s: string): string {
 export const CELL_MAX = 60;
 
 const VERDICT_WORD = { owner: 'owner', other: 'other', pending: 'pending', unknown: 'cannot tell' } as const;
+
+/** A VERDICT cell, the same in `tasks` and the dashboard: `0 owner`, `9 other`, `5 pending`, `5 cannot tell`; '-' for none. */
+export function verdictCell(d: Decision | null | undefined): string {
+  return d ? `${d.verdict} ${VERDICT_WORD[ownerState(d)]}` : '-';
+}
 
 /**
  * What a row shows of its agent: its state (SessionView.state), for Codex CLI
@@ -55,7 +61,7 @@ export function taskRow(t: TaskView, now: number = Date.now()): TaskRow {
   return {
     slug: t.slug,
     owner: t.error ? '(invalid)' : t.owner ? sid8(t.owner) : 'pending',
-    verdict: `${d.verdict} ${VERDICT_WORD[ownerState(d)]}`,
+    verdict: verdictCell(d),
     live: d.liveness ?? '-',
     session: cell(t.session ?? '-'),
     hop: renderHopWithIntent(t.hop) || '-',
@@ -79,7 +85,7 @@ export function sessionRow(s: SessionView, now: number = Date.now()): SessionRow
     session: cell(s.session),
     stamp: s.stamp ? sid8(s.stamp) : '-',
     task: cell(s.slug ?? '-'),
-    verdict: s.decision ? `${s.decision.verdict} ${VERDICT_WORD[ownerState(s.decision)]}` : '-',
+    verdict: verdictCell(s.decision),
     hop: renderHopWithIntent(s.hop) || '-',
     agent: cell(agentCell(s.state, s.agent)) || '-',
     age: s.created ? age(new Date(s.created * 1000).toISOString(), now) : '-',
