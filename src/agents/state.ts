@@ -91,15 +91,18 @@ export const SIGNAL_LEAD_MS = 5000;
 
 /**
  * The state of an agent that writes no registry row, from its last hook
- * signal and its pane's title: the title's state when it shows one (it also
- * ends a wait no hook reports, as Gemini's denial), with the signal's
- * sentence while both say waiting; the signal's when the title tells
- * nothing; null when neither says anything. `signal` must be this session's
- * (its pane in the session stamped with its id).
+ * signal and its pane's title. The hooks are exact and come first (a title
+ * lags a second or two behind a turn's start and end), except where the two
+ * disagree on whether it waits: then the title, which shows the approval
+ * prompt itself (and so ends a wait no hook reports, as Gemini's denial).
+ * Without a signal, the title's state; the signal's sentence while it and the
+ * state say waiting; null when neither says anything. `signal` must be this
+ * session's (its pane in the session stamped with its id).
  */
 export function otherAgentState(agent: AgentKind, sid: string, signal: AgentSignal | null, title: string | null): AgentState | null {
   const fromTitle = title === null ? null : titleState(agent, title);
-  const status = fromTitle ?? signal?.state ?? null;
+  const disagree = signal !== null && fromTitle !== null && (signal.state === 'waiting') !== (fromTitle === 'waiting');
+  const status = disagree ? fromTitle : (signal?.state ?? fromTitle);
   if (status === null) return null;
   const needs = status === 'waiting' && signal?.state === 'waiting' ? signal.needs : null;
   const state: AgentState = {

@@ -6,7 +6,7 @@ import { checkFleetHome, registryDir, type Context } from '../context';
 import { TmuxError } from '../errors';
 import { printable } from '../text';
 import { findStampHooks, hookHelperPath, hookNodePath, readSettings, settingsFile } from '../hooks/settings';
-import { hookAction, selectAgents, thisStampCommand } from '../hooks/agents';
+import { hookAction, missingEventsNote, selectAgents, thisStampCommand } from '../hooks/agents';
 import { AgentDiscovery, codexThreadLocks, geminiChats, geminiDirOf, geminiSessionArg, type Discovery } from '../agents/discover';
 import { AGENT_NAMES, lookAt, type AgentKind } from '../agents/kind';
 import { lastHandover } from '../ownership/judge';
@@ -203,9 +203,10 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
   // Each agent's hook, read and compared the same way (docs/ownership.md#agents): Claude Code, and every other agent whose directory exists.
   let hookInstalled = false;
   for (const agent of selectAgents([], ctx.env)) {
-    const check = await hookCheck(agent, ctx.env);
-    if (agent === 'claude' && check.state === 'ok') hookInstalled = true;
-    add(check);
+    const [check, ...notes] = await hookCheck(agent, ctx.env);
+    if (agent === 'claude' && check!.state === 'ok') hookInstalled = true;
+    add(check!);
+    for (const n of notes) add(n);
   }
 
   // The session: --session, else the one holding $TMUX_PANE, else the one $TMUX names (a popup has no pane).
@@ -234,7 +235,18 @@ const HOOK_OPTIONAL: Record<AgentKind, string> = {
  * `hooks install` writes), then what would keep it from running (a helper
  * file or a node that is gone) and, for Codex, its daemon mode.
  */
-async function hookCheck(agent: AgentKind, env: NodeJS.ProcessEnv): Promise<Check> {
+/** The agent's hook check, and a note when its state hooks are missing. */
+async function hookCheck(agent: AgentKind, env: NodeJS.ProcessEnv): Promise<Check[]> {
+  const r = await stampHookCheck(agent, env);
+  if ('check' in r) return [r.check];
+  const events = missingEventsNote(r.result);
+  // The state hooks are optional too: without them a wait says less (and Codex's, Gemini's state comes from the title alone).
+  const label = agent === 'claude' ? 'hook' : `hook (${agent})`;
+  return events && r.ok.state === 'ok' ? [r.ok, { id: `${r.ok.id}-events`, state: 'skip', text: `${label}: ${events}` }] : [r.ok];
+}
+
+/** The stamp hook's check of an agent (a failure or a note as `check`), else the status read and the check it passes. */
+async function stampHookCheck(agent: AgentKind, env: NodeJS.ProcessEnv): Promise<{ check: Check } | { ok: Check; result: Awaited<ReturnType<typeof hookAction>> }> {
   const id = agent === 'claude' ? 'hook' : `hook-${agent}`;
   const label = agent === 'claude' ? 'hook' : `hook (${agent})`;
   const fix = agent === 'claude' ? 'tmux-fleet hooks install' : `tmux-fleet hooks install --agent ${agent}`;
@@ -242,18 +254,18 @@ async function hookCheck(agent: AgentKind, env: NodeJS.ProcessEnv): Promise<Chec
   try {
     r = await hookAction('status', agent, thisStampCommand(), env);
   } catch (err) {
-    return { id, state: 'fail', text: `${label}: ${err instanceof Error ? err.message : String(err)}`, fix: `repair the file, then ${fix}` };
+    return { check: { id, state: 'fail', text: `${label}: ${err instanceof Error ? err.message : String(err)}`, fix: `repair the file, then ${fix}` } };
   }
-  if (r.found.length === 0) return { id, state: 'skip', text: `${label}: no SessionStart hook runs tmux-fleet stamp in ${r.file} (optional: ${HOOK_OPTIONAL[agent]})` };
+  if (r.found.length === 0) return { check: { id, state: 'skip', text: `${label}: no SessionStart hook runs tmux-fleet stamp in ${r.file} (optional: ${HOOK_OPTIONAL[agent]})` } };
   // A hook naming a helper file that is gone (an older build's path) stamps nothing; one naming a node that is gone fails at every start of the agent.
   const missing = r.found.map(hookHelperPath).filter((p): p is string => p !== null && !existsSync(p));
   const noNode = r.found.map(hookNodePath).filter((p): p is string => p !== null && !isExecutableFile(p));
-  if (missing.length === r.found.length) return { id, state: 'fail', text: `${label}: SessionStart runs ${missing[0]}, which does not exist (${r.file})`, fix };
-  if (noNode.length > 0) return { id, state: 'fail', text: `${label}: SessionStart runs node ${noNode[0]}, which does not exist (${r.file})`, fix };
+  if (missing.length === r.found.length) return { check: { id, state: 'fail', text: `${label}: SessionStart runs ${missing[0]}, which does not exist (${r.file})`, fix } };
+  if (noNode.length > 0) return { check: { id, state: 'fail', text: `${label}: SessionStart runs node ${noNode[0]}, which does not exist (${r.file})`, fix } };
   const [said, note] = r.message.split('; note: ');
-  if (r.daemonMode) return { id, state: 'fail', text: `${label}: ${said}`, fix: note };
-  if (!r.installed) return { id, state: 'fail', text: `${label}: ${said}`, fix };
-  return { id, state: 'ok', text: `${label}: ${said}` };
+  if (r.daemonMode) return { check: { id, state: 'fail', text: `${label}: ${said}`, fix: note } };
+  if (!r.installed) return { check: { id, state: 'fail', text: `${label}: ${said}`, fix } };
+  return { ok: { id, state: 'ok', text: `${label}: ${said}` }, result: r };
 }
 
 /** The plugin directory of this helper (dist/..), when it is a checkout of the plugin; else null. */

@@ -1,5 +1,6 @@
-// The SessionStart hook `'<helper>' stamp` for every agent
-// (docs/ownership.md#agents), each in its own file:
+// The SessionStart hook `'<helper>' stamp` for every agent, and the state
+// hooks `'<helper>' event --agent <agent>` of the events that tell its state
+// (docs/ownership.md#agents, #what-each-agent-tells), each in its own file:
 //   Claude Code  ${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json
 //   Codex CLI    ${CODEX_HOME:-~/.codex}/hooks.json, trusted in its config.toml
 //   Gemini CLI   ${GEMINI_CLI_HOME:-~}/.gemini/settings.json
@@ -18,6 +19,7 @@ import { FleetError } from '../errors';
 import { writeFileAtomic } from '../fs-atomic';
 import { AGENT_KINDS, type AgentKind } from '../agents/kind';
 import {
+  CODEX_SHORT_TIMEOUT,
   codexHookHash,
   codexTrustKey,
   daemonAutoStart,
@@ -28,7 +30,10 @@ import {
   type TrustEdit,
 } from './codex-trust';
 import {
-  findStampHooks,
+  eventCommand,
+  findOurHooks,
+  hookHelperPath,
+  hookNodePath,
   hookStatus,
   installHook,
   keepBackup,
@@ -37,8 +42,10 @@ import {
   stampCommand,
   uninstallHook,
   type HookResult,
+  type HookSpec,
   type SettingsSyntax,
 } from './settings';
+import { SIGNAL_EVENTS } from '../agents/signals';
 
 type Json = Record<string, unknown>;
 
@@ -50,8 +57,8 @@ export interface AgentHookFile {
   /** The agent's configuration directory: its presence says the agent is used here. */
   dir: string;
   file: string;
-  /** The hook group as this agent's file takes it. */
-  group(command: string): Json;
+  /** The hook group as this agent's file takes it (`event`: the SessionStart one when absent). */
+  group(command: string, event?: string): Json;
   /** How the agent reads the file (Gemini CLI takes comments in it). */
   syntax: SettingsSyntax;
 }
@@ -64,7 +71,9 @@ export function agentHookFile(agent: AgentKind, env: NodeJS.ProcessEnv): AgentHo
     }
     case 'codex': {
       const dir = codexHome(env);
-      return { agent, dir, file: join(dir, 'hooks.json'), group: (command) => ({ hooks: [{ type: 'command', command, timeout: CODEX_HOOK_TIMEOUT }] }), syntax: {} };
+      // SessionEnd's and Interrupt's are clamped to 3 s by Codex: written so, what it runs is what the file says.
+      const timeout = (event?: string) => (event === 'SessionEnd' || event === 'Interrupt' ? CODEX_SHORT_TIMEOUT : CODEX_HOOK_TIMEOUT);
+      return { agent, dir, file: join(dir, 'hooks.json'), group: (command, event) => ({ hooks: [{ type: 'command', command, timeout: timeout(event) }] }), syntax: {} };
     }
     case 'gemini': {
       const dir = geminiDir(env);
@@ -97,18 +106,38 @@ export interface AgentHookResult extends HookResult {
   daemonMode: boolean | null;
 }
 
-/** Every SessionStart handler of a hooks file, in order, with whether it is ours. */
-function handlers(data: Json): { group: number; hook: number; ours: boolean; matcher: unknown; entry: Json }[] {
-  const out: { group: number; hook: number; ours: boolean; matcher: unknown; entry: Json }[] = [];
-  const groups = (data.hooks as Json | undefined)?.SessionStart;
-  if (!Array.isArray(groups)) return out;
-  const mine = new Set(findStampHooks(data).map((f) => `${f.group}:${f.hook}`));
-  groups.forEach((g, gi) => {
-    const list = g && typeof g === 'object' ? (g as Json).hooks : undefined;
-    if (!Array.isArray(list)) return;
-    list.forEach((h, hi) => out.push({ group: gi, hook: hi, ours: mine.has(`${gi}:${hi}`), matcher: (g as Json).matcher, entry: (h ?? {}) as Json }));
-  });
+interface Handler {
+  event: string;
+  group: number;
+  hook: number;
+  ours: boolean;
+  matcher: unknown;
+  entry: Json;
+}
+
+/** Every handler of a hooks file, event by event, in order, with whether it is ours. */
+function handlers(data: Json): Handler[] {
+  const out: Handler[] = [];
+  const hooks = data.hooks;
+  if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return out;
+  for (const [event, groups] of Object.entries(hooks as Json)) {
+    if (!Array.isArray(groups)) continue;
+    const mine = new Set(findOurHooks(data, event).map((f) => `${f.group}:${f.hook}`));
+    groups.forEach((g, gi) => {
+      const list = g && typeof g === 'object' ? (g as Json).hooks : undefined;
+      if (!Array.isArray(list)) return;
+      list.forEach((h, hi) => out.push({ event, group: gi, hook: hi, ours: mine.has(`${gi}:${hi}`), matcher: (g as Json).matcher, entry: (h ?? {}) as Json }));
+    });
+  }
   return out;
+}
+
+/** The state hooks an agent's file gets besides the stamp: the events that tell its state (src/agents/signals.ts). */
+export function eventSpecs(agent: AgentKind, target: AgentHookFile, helper: string, node: string | undefined): HookSpec[] {
+  return SIGNAL_EVENTS[agent].map((event) => {
+    const command = eventCommand(helper, node, agent);
+    return { event, command, group: target.group(command, event) };
+  });
 }
 
 /**
@@ -120,18 +149,21 @@ function handlers(data: Json): { group: number; hook: number; ours: boolean; mat
 export function trustEditFor(hooksFile: string, before: Json, after: Json, trustOurs: boolean): TrustEdit {
   const was = handlers(before);
   const now = handlers(after);
-  const key = (h: { group: number; hook: number }) => codexTrustKey(hooksFile, h.group, h.hook);
+  const key = (h: Handler) => codexTrustKey(hooksFile, h.group, h.hook, h.event);
   const oursNow = new Set(trustOurs ? now.filter((h) => h.ours).map(key) : []);
   const edit: TrustEdit = { trust: [], remove: [], rename: [] };
   for (const h of was) if (h.ours && !oursNow.has(key(h))) edit.remove.push(key(h));
-  const others = { was: was.filter((h) => !h.ours), now: now.filter((h) => !h.ours) };
-  others.now.forEach((n, i) => {
-    const w = others.was[i];
-    if (w && key(w) !== key(n)) edit.rename.push({ from: key(w), to: key(n) });
-  });
+  // Another hook keeps its place in its own event's list: matched event by event.
+  for (const event of new Set([...was, ...now].map((h) => h.event))) {
+    const others = { was: was.filter((h) => !h.ours && h.event === event), now: now.filter((h) => !h.ours && h.event === event) };
+    others.now.forEach((n, i) => {
+      const w = others.was[i];
+      if (w && key(w) !== key(n)) edit.rename.push({ from: key(w), to: key(n) });
+    });
+  }
   if (trustOurs) {
     for (const n of now.filter((h) => h.ours)) {
-      const hash = codexHookHash(n.matcher, n.entry);
+      const hash = codexHookHash(n.matcher, n.entry, n.event);
       if (hash) edit.trust.push({ key: key(n), hash });
     }
   }
@@ -170,8 +202,8 @@ function allTrusted(hooksFile: string, hooks: Json, config: CodexConfig): boolea
   const ours = handlers(hooks).filter((h) => h.ours);
   if (ours.length === 0) return null;
   return ours.every((h) => {
-    const hash = codexHookHash(h.matcher, h.entry);
-    return hash !== null && trustedHash(config.data, codexTrustKey(hooksFile, h.group, h.hook)) === hash;
+    const hash = codexHookHash(h.matcher, h.entry, h.event);
+    return hash !== null && trustedHash(config.data, codexTrustKey(hooksFile, h.group, h.hook, h.event)) === hash;
   });
 }
 
@@ -199,13 +231,15 @@ function withCodex(r: HookResult, extra: Partial<AgentHookResult>, message: stri
 /** install, uninstall or status of the hook for one agent. */
 export async function hookAction(action: 'install' | 'uninstall' | 'status', agent: AgentKind, command: string, env: NodeJS.ProcessEnv): Promise<AgentHookResult> {
   const target = agentHookFile(agent, env);
+  // The state hooks go with the stamp, run by the same node and helper.
+  const events = eventSpecs(agent, target, hookHelperPath(command) ?? currentHelperPath(), hookNodePath(command) ?? undefined);
   if (agent !== 'codex') {
     const r =
       action === 'install'
-        ? await installHook(target.file, command, target.group(command), target.syntax)
+        ? await installHook(target.file, command, target.group(command), target.syntax, events)
         : action === 'uninstall'
           ? await uninstallHook(target.file, command, target.syntax)
-          : await hookStatus(target.file, command, target.syntax);
+          : await hookStatus(target.file, command, target.syntax, events);
     return { ...r, agent, trusted: null, trustFile: null, trustBackup: null, daemonMode: null };
   }
 
@@ -218,12 +252,12 @@ export async function hookAction(action: 'install' | 'uninstall' | 'status', age
   const daemonMode = daemonAutoStart(config.data);
   const note = daemonMode ? `; note: ${DAEMON_NOTE(configFile)}` : '';
   if (action === 'status') {
-    const r = await hookStatus(target.file, command);
+    const r = await hookStatus(target.file, command, {}, events);
     const trusted = allTrusted(keyFile, before, config);
     const trust = trusted === null ? '' : trusted ? `, trusted in ${configFile}` : `, but ${configFile} does not trust it as it is (Codex will ask to review it): tmux-fleet hooks install --agent codex records the trust`;
     return withCodex(r, { trusted, trustFile: configFile, daemonMode, installed: r.installed && trusted !== false }, `${r.message}${trust}${note}`);
   }
-  const r = action === 'install' ? await installHook(target.file, command, target.group(command)) : await uninstallHook(target.file, command);
+  const r = action === 'install' ? await installHook(target.file, command, target.group(command), {}, events) : await uninstallHook(target.file, command);
   let text: string;
   let trustBackup: string | null;
   try {
@@ -269,8 +303,15 @@ export function thisStampCommand(): string {
   return stampCommand(currentHelperPath(), process.execPath);
 }
 
+/** What the state hooks missing from a file mean, and the fix (hooks status, doctor); '' when none is missing. */
+export function missingEventsNote(r: Pick<HookResult, 'installed' | 'missingEvents'>): string {
+  if (!r.installed || r.missingEvents.length === 0) return '';
+  return `without the state hooks of ${r.missingEvents.join(', ')} (busy, idle and what a wait is for): tmux-fleet hooks install adds them`;
+}
+
 /** The one line an agent's result prints. */
 export function hookLine(r: AgentHookResult): string {
-  return `${r.agent}: ${r.message}`;
+  const note = r.action === 'status' ? missingEventsNote(r) : '';
+  return `${r.agent}: ${r.message}${note ? `; ${note}` : ''}`;
 }
 

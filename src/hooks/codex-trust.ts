@@ -1,7 +1,7 @@
 // Codex CLI's trust of a hook (docs/ownership.md#codex-cli). Codex runs a
 // hook of ~/.codex/hooks.json only once it is trusted: until then its TUI
 // stops at a "Hooks need review" screen. Trust is a table of its config.toml,
-//   [hooks.state."<hooks.json path>:session_start:<group>:<handler>"]
+//   [hooks.state."<hooks.json path>:<event, snake case>:<group>:<handler>"]
 //   trusted_hash = "sha256:<hex>"
 // where the hash is SHA-256 over a normalized form of the hook: the event's
 // key label and the one handler, with the defaults Codex fills in (timeout
@@ -15,7 +15,14 @@
 import { createHash } from 'node:crypto';
 import { FleetError } from '../errors';
 
-export const SESSION_START_LABEL = 'session_start';
+/** An event's label in Codex's trust keys and hashes: its name in snake case (SessionStart: session_start). */
+export function codexEventLabel(event: string): string {
+  return event.replace(/(?<=[a-z0-9])([A-Z])/g, '_$1').toLowerCase();
+}
+
+/** Events whose hook timeout Codex clamps to 3 s (measured with Codex 0.171.0's hooks/list). */
+const SHORT_EVENTS = new Set(['SessionEnd', 'Interrupt']);
+export const CODEX_SHORT_TIMEOUT = 3;
 
 type Json = Record<string, unknown>;
 
@@ -34,13 +41,14 @@ function canonical(value: unknown): string {
 }
 
 /**
- * The hash Codex expects for a command hook of SessionStart, given its group's
- * matcher and the hook entry as hooks.json holds it. Null for an entry Codex
- * would not run as a command hook.
+ * The hash Codex expects for a command hook of an event (default SessionStart),
+ * given its group's matcher and the hook entry as hooks.json holds it. Null
+ * for an entry Codex would not run as a command hook.
  */
-export function codexHookHash(matcher: unknown, hook: Json): string | null {
+export function codexHookHash(matcher: unknown, hook: Json, event = 'SessionStart'): string | null {
   if (hook.type !== 'command' || typeof hook.command !== 'string' || hook.command.trim() === '') return null;
-  const timeout = typeof hook.timeout === 'number' && Number.isInteger(hook.timeout) && hook.timeout > 0 ? hook.timeout : 600;
+  const given = typeof hook.timeout === 'number' && Number.isInteger(hook.timeout) && hook.timeout > 0 ? hook.timeout : 600;
+  const timeout = SHORT_EVENTS.has(event) ? Math.min(given, CODEX_SHORT_TIMEOUT) : given;
   const handler: Json = {
     type: 'command',
     command: hook.command,
@@ -48,13 +56,13 @@ export function codexHookHash(matcher: unknown, hook: Json): string | null {
     async: hook.async === true,
     statusMessage: typeof hook.statusMessage === 'string' ? hook.statusMessage : undefined,
   };
-  const identity: Json = { event_name: SESSION_START_LABEL, matcher: typeof matcher === 'string' ? matcher : undefined, hooks: [handler] };
+  const identity: Json = { event_name: codexEventLabel(event), matcher: typeof matcher === 'string' ? matcher : undefined, hooks: [handler] };
   return `sha256:${createHash('sha256').update(canonical(identity)).digest('hex')}`;
 }
 
 /** The key of a hook's state in config.toml. */
-export function codexTrustKey(hooksFile: string, group: number, hook: number): string {
-  return `${hooksFile}:${SESSION_START_LABEL}:${group}:${hook}`;
+export function codexTrustKey(hooksFile: string, group: number, hook: number, event = 'SessionStart'): string {
+  return `${hooksFile}:${codexEventLabel(event)}:${group}:${hook}`;
 }
 
 /** What config.toml says that matters here. */

@@ -1,5 +1,8 @@
-// Claude Code's settings.json and our SessionStart hook in it:
-//   {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "'<helper>' stamp"}]}]}}
+// An agent's hooks file (Claude Code's and Gemini CLI's settings.json, Codex
+// CLI's hooks.json) and our hooks in it: the stamp on SessionStart, the state
+// hook on the events that tell an agent's state (docs/ownership.md#what-each-agent-tells):
+//   {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "'<node>' '<helper>' stamp"}]}],
+//              "PermissionRequest": [{"hooks": [{"type": "command", "command": "'<node>' '<helper>' event --agent claude"}]}]}}
 // Only the parts we touch are validated (loosely); every other key, hook and
 // group is kept as it was, byte for byte: the hook entry is edited in the
 // file's bytes (jsonc-parser's modify/applyEdits on them one per character),
@@ -91,6 +94,29 @@ export function isStampCommand(command: string): boolean {
   return /(?:^|[\s'"/])tmux-fleet(?:\.[cm]js)?['"]?\s+stamp(?:\s|$)/.test(command);
 }
 
+/** The state hook of an agent (tmux-fleet event --agent <agent>), for a helper and node as stampCommand names them. */
+export function eventCommand(helperPath: string, node: string | undefined, agent: string): string {
+  return `${node ? `${shellQuote(node)} ` : ''}${shellQuote(helperPath)} event --agent ${agent}`;
+}
+
+/** Is this hook command our state hook? Any command that runs tmux-fleet with the `event` subcommand. */
+export function isEventCommand(command: string): boolean {
+  return /(?:^|[\s'"/])tmux-fleet(?:\.[cm]js)?['"]?\s+event(?:\s|$)/.test(command);
+}
+
+/** Is a hook command of this event ours: the stamp on SessionStart, the state hook on any other. */
+export function isOurCommand(event: string, command: string): boolean {
+  return event === HOOK_EVENT ? isStampCommand(command) : isEventCommand(command);
+}
+
+/** Our hook of one event, as an agent's file takes it. */
+export interface HookSpec {
+  event: string;
+  command: string;
+  /** The hook group to add. */
+  group: Json;
+}
+
 export function settingsFile(env: NodeJS.ProcessEnv = process.env): string {
   return join(claudeConfigDir(env), 'settings.json');
 }
@@ -107,11 +133,11 @@ function isRecord(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function ourCommand(hook: unknown): string | null {
+function ourCommand(hook: unknown, event: string): string | null {
   const h = HookSchema.safeParse(hook);
   if (!h.success) return null;
   const { type, command } = h.data;
-  return type === 'command' && typeof command === 'string' && isStampCommand(command) ? command : null;
+  return type === 'command' && typeof command === 'string' && isOurCommand(event, command) ? command : null;
 }
 
 export interface SettingsRead {
@@ -219,20 +245,31 @@ export interface FoundHook {
 
 /** Every stamp hook in hooks.SessionStart, in order. */
 export function findStampHooks(data: Json): FoundHook[] {
+  return findOurHooks(data, HOOK_EVENT);
+}
+
+/** Every hook of ours under an event (the stamp on SessionStart, the state hook on others), in order. */
+export function findOurHooks(data: Json, event: string): FoundHook[] {
   const found: FoundHook[] = [];
   const hooks = data.hooks;
   if (!isRecord(hooks)) return found;
-  const groups = hooks[HOOK_EVENT];
+  const groups = hooks[event];
   if (!Array.isArray(groups)) return found;
   groups.forEach((g, gi) => {
     const group = GroupSchema.safeParse(g);
     if (!group.success || !group.data.hooks) return;
     group.data.hooks.forEach((h, hi) => {
-      const command = ourCommand(h);
+      const command = ourCommand(h, event);
       if (command !== null) found.push({ group: gi, hook: hi, command });
     });
   });
   return found;
+}
+
+/** The events of the file that hold a hook of ours. */
+function eventsWithOurs(data: Json): string[] {
+  const hooks = data.hooks;
+  return isRecord(hooks) ? Object.keys(hooks).filter((e) => findOurHooks(data, e).length > 0) : [];
 }
 
 type Jsonc = typeof import('jsonc-parser/lib/esm/main.js');
@@ -254,7 +291,7 @@ export function formattingOf(text: string): FormattingOptions | null {
   return { insertSpaces: true, tabSize: indent.length, eol };
 }
 
-const EVENT_PATH: JSONPath = ['hooks', HOOK_EVENT];
+const eventPath = (event: string): JSONPath => ['hooks', event];
 
 /**
  * Applies one change at path (undefined: removes it) to the text (the file's
@@ -289,22 +326,23 @@ function edit(jsonc: Jsonc, text: string, path: JSONPath, value: unknown, commen
   return jsonc.applyEdits(text, laidOut.map((e) => ({ ...e, content: encode(e.content) })));
 }
 
-/** Removes the given hooks; groups, the event list and `hooks` left empty by the removal go too. */
-function removeHooks(jsonc: Jsonc, text: string, data: Json, remove: FoundHook[], comments: boolean): string {
-  const groups = (data.hooks as Json)[HOOK_EVENT] as unknown[];
+/** Removes the given hooks of an event; groups, the event list and `hooks` left empty by the removal go too. */
+function removeHooks(jsonc: Jsonc, text: string, data: Json, event: string, remove: FoundHook[], comments: boolean): string {
+  const groups = (data.hooks as Json)[event] as unknown[];
+  const path = eventPath(event);
   let out = text;
   // From the last index down: an earlier removal never shifts a later target.
   const byGroup = [...new Set(remove.map((r) => r.group))].sort((a, b) => b - a);
   for (const gi of byGroup) {
     const mine = remove.filter((r) => r.group === gi).map((r) => r.hook).sort((a, b) => b - a);
     const all = ((groups[gi] as Json).hooks as unknown[]).length;
-    if (mine.length === all) out = edit(jsonc, out, [...EVENT_PATH, gi], undefined, comments);
-    else for (const hi of mine) out = edit(jsonc, out, [...EVENT_PATH, gi, 'hooks', hi], undefined, comments);
+    if (mine.length === all) out = edit(jsonc, out, [...path, gi], undefined, comments);
+    else for (const hi of mine) out = edit(jsonc, out, [...path, gi, 'hooks', hi], undefined, comments);
   }
   const after = parseSettingsText(out, comments) as Json;
   const hooks = after.hooks as Json;
-  if (Array.isArray(hooks[HOOK_EVENT]) && (hooks[HOOK_EVENT] as unknown[]).length === 0) {
-    out = edit(jsonc, out, EVENT_PATH, undefined, comments);
+  if (Array.isArray(hooks[event]) && (hooks[event] as unknown[]).length === 0) {
+    out = edit(jsonc, out, path, undefined, comments);
     if (Object.keys(hooks).length === 1) out = edit(jsonc, out, ['hooks'], undefined, comments);
   }
   return out;
@@ -320,19 +358,26 @@ export function claudeHookGroup(command: string): Json {
   return { hooks: [{ type: 'command', command }] };
 }
 
-function addHook(jsonc: Jsonc, read: SettingsRead, group: Json): string {
-  if (isBlank(read.text)) return encode(`${JSON.stringify({ hooks: { [HOOK_EVENT]: [group] } }, null, 2)}\n`);
-  const hooks = read.data.hooks;
-  // Each insertion names the whole value it adds (jsonc-parser would otherwise wrap it in the missing parents).
-  if (!isRecord(hooks)) return edit(jsonc, read.text, ['hooks'], { [HOOK_EVENT]: [group] }, read.comments);
-  if (Array.isArray(hooks[HOOK_EVENT])) {
-    return edit(jsonc, read.text, [...EVENT_PATH, (hooks[HOOK_EVENT] as unknown[]).length], group, read.comments, true);
-  }
-  return edit(jsonc, read.text, EVENT_PATH, [group], read.comments);
+/** The text and what it says, as the edits of one write go along. */
+interface Draft {
+  text: string;
+  data: Json;
+  comments: boolean;
 }
 
-function replaceCommand(jsonc: Jsonc, read: SettingsRead, at: FoundHook, command: string): string {
-  return edit(jsonc, read.text, [...EVENT_PATH, at.group, 'hooks', at.hook, 'command'], command, read.comments);
+function addHook(jsonc: Jsonc, draft: Draft, event: string, group: Json): string {
+  if (isBlank(draft.text)) return encode(`${JSON.stringify({ hooks: { [event]: [group] } }, null, 2)}\n`);
+  const hooks = draft.data.hooks;
+  // Each insertion names the whole value it adds (jsonc-parser would otherwise wrap it in the missing parents).
+  if (!isRecord(hooks)) return edit(jsonc, draft.text, ['hooks'], { [event]: [group] }, draft.comments);
+  if (Array.isArray(hooks[event])) {
+    return edit(jsonc, draft.text, [...eventPath(event), (hooks[event] as unknown[]).length], group, draft.comments, true);
+  }
+  return edit(jsonc, draft.text, eventPath(event), [group], draft.comments);
+}
+
+function replaceCommand(jsonc: Jsonc, draft: Draft, event: string, at: FoundHook, command: string): string {
+  return edit(jsonc, draft.text, [...eventPath(event), at.group, 'hooks', at.hook, 'command'], command, draft.comments);
 }
 
 export type HookChange = 'added' | 'updated' | 'unchanged' | 'removed' | 'absent';
@@ -346,6 +391,8 @@ export interface HookResult {
   command: string;
   /** The stamp commands found in the file (after the action). */
   found: string[];
+  /** The events of the state hooks asked for that hold no hook of ours (after the action). */
+  missingEvents: string[];
   created: boolean;
   backup: string | null;
   message: string;
@@ -397,6 +444,7 @@ function result(
   change: HookChange,
   backupFile: string | null,
   message: string,
+  events: readonly HookSpec[] = [],
 ): HookResult {
   const found = findStampHooks(data).map((f) => f.command);
   return {
@@ -406,6 +454,7 @@ function result(
     installed: found.length > 0,
     command,
     found,
+    missingEvents: events.filter((e) => findOurHooks(data, e.event).length === 0).map((e) => e.event),
     created: action === 'install' && !read.exists,
     backup: backupFile,
     message,
@@ -413,12 +462,17 @@ function result(
 }
 
 /**
- * Refuses a file with a key twice on the way to our hook (`hooks`,
- * `SessionStart`) or inside it: Claude Code reads the last copy, an edit
+ * Refuses a file with a key twice on the way to one of our hooks (`hooks`,
+ * `SessionStart`, …) or inside it: Claude Code reads the last copy, an edit
  * would change the first, and the file would say one thing and do another.
  */
-function refuseDuplicateKeys(read: SettingsRead): void {
-  const dup = duplicateKeyOnPath(structureOf(read.text, read.comments), EVENT_PATH, utf8OfBytes);
+function refuseDuplicateKeys(read: SettingsRead, events: readonly string[]): void {
+  const structure = structureOf(read.text, read.comments);
+  let dup: ReturnType<typeof duplicateKeyOnPath> = null;
+  for (const event of events) {
+    dup = duplicateKeyOnPath(structure, eventPath(event), utf8OfBytes);
+    if (dup) break;
+  }
   if (!dup) return;
   const where = dup.path.length > 0 ? ` in ${dup.path.join('.')}` : '';
   throw new FleetError(
@@ -426,62 +480,100 @@ function refuseDuplicateKeys(read: SettingsRead): void {
   );
 }
 
-/**
- * Adds our hook once; an older stamp hook (another helper path) is pointed at
- * this helper; duplicates go. `group`: the hook group as the agent's file
- * takes it (default: Claude Code's).
- */
-export async function installHook(file: string, command: string, group: Json = claudeHookGroup(command), syntax: SettingsSyntax = {}): Promise<HookResult> {
-  const read = await readSettings(file, syntax);
-  refuseDuplicateKeys(read);
-  const found = findStampHooks(read.data);
-  const exact = found.find((f) => f.command === command);
-  if (exact && found.length === 1) {
-    return result('install', read, read.data, command, 'unchanged', null, `already installed in ${file}; nothing changed`);
-  }
-  const jsonc = await loadJsonc();
-  let text: string;
-  let change: HookChange;
-  let what: string;
-  if (found.length === 0) {
-    text = addHook(jsonc, read, group);
-    change = 'added';
-    what = `added the SessionStart hook \`${command}\``;
-  } else {
-    const keep = exact ?? found[0]!;
-    text = removeHooks(
-      jsonc,
-      keep.command === command ? read.text : replaceCommand(jsonc, read, keep, command),
-      read.data,
-      found.filter((f) => f !== keep),
-      read.comments,
-    );
-    change = 'updated';
-    const old = found.filter((f) => f.command !== command).map((f) => `\`${f.command}\``);
-    what = `updated the SessionStart hook to \`${command}\` (was ${old.join(', ')})`;
-    if (keep.command === command) what = `removed ${found.length - 1} duplicate SessionStart stamp hook(s)`;
-  }
-  const saved = await write(read, text);
-  const where = read.exists ? `in ${file} (backup: ${saved})` : `in new file ${file}`;
-  return result('install', read, parseSettingsText(text, read.comments) as Json, command, change, saved, `${what} ${where}`);
+/** SessionStart's hook of this command, in Claude Code's group (the default spec of installHook). */
+function stampSpec(command: string, group: Json = claudeHookGroup(command)): HookSpec {
+  return { event: HOOK_EVENT, command, group };
 }
 
-/** Removes every stamp hook, and nothing else. */
+/** One event's hooks of ours made what the spec says, in the draft: added, pointed at this helper, duplicates gone. */
+function installOne(jsonc: Jsonc, draft: Draft, spec: HookSpec): { text: string; said: string | null } {
+  const found = findOurHooks(draft.data, spec.event);
+  const exact = found.find((f) => f.command === spec.command);
+  if (exact && found.length === 1) return { text: draft.text, said: null };
+  if (found.length === 0) return { text: addHook(jsonc, draft, spec.event, spec.group), said: `added the ${spec.event} hook \`${spec.command}\`` };
+  const keep = exact ?? found[0]!;
+  const text = removeHooks(
+    jsonc,
+    keep.command === spec.command ? draft.text : replaceCommand(jsonc, draft, spec.event, keep, spec.command),
+    draft.data,
+    spec.event,
+    found.filter((f) => f !== keep),
+    draft.comments,
+  );
+  if (keep.command === spec.command) return { text, said: `removed ${found.length - 1} duplicate ${spec.event} hook(s) of ours` };
+  const old = found.filter((f) => f.command !== spec.command).map((f) => `\`${f.command}\``);
+  return { text, said: `updated the ${spec.event} hook to \`${spec.command}\` (was ${old.join(', ')})` };
+}
+
+/** The sentence of several edits: the first whole, the state hooks' events after it. */
+function sayEdits(said: readonly string[]): string {
+  if (said.length <= 1) return said[0] ?? '';
+  const [first, ...rest] = said;
+  const added = rest.filter((s) => s.startsWith('added the ')).map((s) => /^added the (\S+) hook/.exec(s)?.[1]);
+  const other = rest.filter((s) => !s.startsWith('added the '));
+  return [first, ...(added.length ? [`the state hooks of ${added.join(', ')}`] : []), ...other].join('; ');
+}
+
+/**
+ * Adds our hooks once: the stamp on SessionStart (`specs[0]`, default
+ * Claude Code's) and the state hooks of `specs` after it; an older hook of
+ * ours (another helper path) is pointed at this helper; duplicates go, and so
+ * do hooks of ours on events no spec names (an older version's). One write,
+ * one backup. `group`: the hook group as the agent's file takes it.
+ */
+export async function installHook(file: string, command: string, group: Json = claudeHookGroup(command), syntax: SettingsSyntax = {}, events: readonly HookSpec[] = []): Promise<HookResult> {
+  const specs = [stampSpec(command, group), ...events];
+  const read = await readSettings(file, syntax);
+  refuseDuplicateKeys(read, [...new Set([...specs.map((x) => x.event), ...eventsWithOurs(read.data)])]);
+  const jsonc = await loadJsonc();
+  const draft: Draft = { text: read.text, data: read.data, comments: read.comments };
+  const said: string[] = [];
+  const apply = (text: string) => {
+    draft.text = text;
+    draft.data = parseSettingsText(text, read.comments) as Json;
+  };
+  for (const spec of specs) {
+    const r = installOne(jsonc, draft, spec);
+    if (r.said === null) continue;
+    apply(r.text);
+    said.push(r.said);
+  }
+  const wanted = new Set(specs.map((x) => x.event));
+  for (const event of eventsWithOurs(draft.data).filter((e) => !wanted.has(e))) {
+    apply(removeHooks(jsonc, draft.text, draft.data, event, findOurHooks(draft.data, event), read.comments));
+    said.push(`removed our ${event} hook (no longer used)`);
+  }
+  if (said.length === 0) return result('install', read, read.data, command, 'unchanged', null, `already installed in ${file}; nothing changed`);
+  const saved = await write(read, draft.text);
+  const where = read.exists ? `in ${file} (backup: ${saved})` : `in new file ${file}`;
+  const change: HookChange = said[0]!.startsWith('added the SessionStart') ? 'added' : 'updated';
+  return result('install', read, draft.data, command, change, saved, `${sayEdits(said)} ${where}`, events);
+}
+
+/** Removes every hook of ours (the stamp and the state hooks), and nothing else. */
 export async function uninstallHook(file: string, command: string, syntax: SettingsSyntax = {}): Promise<HookResult> {
   const read = await readSettings(file, syntax);
-  refuseDuplicateKeys(read);
-  const found = findStampHooks(read.data);
-  if (found.length === 0) {
+  const events = eventsWithOurs(read.data);
+  refuseDuplicateKeys(read, [...new Set([HOOK_EVENT, ...events])]);
+  if (events.length === 0) {
     return result('uninstall', read, read.data, command, 'absent', null, `not installed in ${file}; nothing changed`);
   }
-  const text = removeHooks(await loadJsonc(), read.text, read.data, found, read.comments);
+  const jsonc = await loadJsonc();
+  let text = read.text;
+  let data = read.data;
+  const stamps = findStampHooks(read.data).map((f) => `\`${f.command}\``);
+  for (const event of events) {
+    text = removeHooks(jsonc, text, data, event, findOurHooks(data, event), read.comments);
+    data = parseSettingsText(text, read.comments) as Json;
+  }
   const saved = await write(read, text);
-  const list = found.map((f) => `\`${f.command}\``).join(', ');
-  return result('uninstall', read, parseSettingsText(text, read.comments) as Json, command, 'removed', saved, `removed the SessionStart hook ${list} from ${file} (backup: ${saved})`);
+  const others = events.filter((e) => e !== HOOK_EVENT);
+  const what = [stamps.length ? `the SessionStart hook ${stamps.join(', ')}` : '', others.length ? `the state hooks of ${others.join(', ')}` : ''].filter(Boolean).join(' and ');
+  return result('uninstall', read, data, command, 'removed', saved, `removed ${what} from ${file} (backup: ${saved})`);
 }
 
-/** Is a stamp hook installed? Reads only. */
-export async function hookStatus(file: string, command: string, syntax: SettingsSyntax = {}): Promise<HookResult> {
+/** Is a stamp hook installed, and the state hooks of `events`? Reads only. */
+export async function hookStatus(file: string, command: string, syntax: SettingsSyntax = {}, events: readonly HookSpec[] = []): Promise<HookResult> {
   const read = await readSettings(file, syntax);
   const found = findStampHooks(read.data).map((f) => f.command);
   let message: string;
@@ -489,5 +581,5 @@ export async function hookStatus(file: string, command: string, syntax: Settings
   else if (found.includes(command)) message = `installed in ${file}: \`${command}\``;
   else if (found.some((f) => runsSameHelper(f, command))) message = `installed in ${file}: \`${found.find((f) => runsSameHelper(f, command))}\``;
   else message = `installed in ${file}: \`${found[0]}\`, another helper than this one (\`${command}\`); tmux-fleet hooks install points it here`;
-  return result('status', read, read.data, command, found.length > 0 ? 'unchanged' : 'absent', null, message);
+  return result('status', read, read.data, command, found.length > 0 ? 'unchanged' : 'absent', null, message, events);
 }

@@ -22,7 +22,7 @@ import { readSnapshot, type SessionSnap, type TmuxSnapshot } from '../tmux/snaps
 import type { SnapshotDiff } from './snapshot-diff';
 import { addTo, removeFrom } from '../set-index';
 import { readSignals, type AgentSignal } from '../agents/signals';
-import { otherAgentState, withHookNeeds } from '../agents/state';
+import { otherAgentState, titleState, withHookNeeds } from '../agents/state';
 import { timeMs } from '../registry/time';
 import type { AgentState } from '../registry/hop';
 import { taskDir } from '../context';
@@ -438,6 +438,8 @@ interface ViewInputs {
   signalOf(s: SessionSnap, sid: string): AgentSignal | null;
   /** A pane's title, by pane id. */
   titleOfPane: ReadonlyMap<string, string>;
+  /** Each session's panes, in the snapshot's order. */
+  panesOfSession: ReadonlyMap<string, readonly string[]>;
 }
 
 /** What a view computes from the tmux snapshot and the task files alone: the same for every wake that changes only rows. */
@@ -455,9 +457,10 @@ interface SnapshotInputs {
   sessionsOfSlug: ReadonlyMap<string, readonly number[]>;
   /** Each session's place in the snapshot, by name. */
   placeOf: ReadonlyMap<string, number>;
-  /** Each pane's session and title, by pane id. */
+  /** Each pane's session and title, by pane id; each session's panes. */
   sessionOfPane: ReadonlyMap<string, string>;
   titleOfPane: ReadonlyMap<string, string>;
+  panesOfSession: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -513,13 +516,18 @@ function snapshotInputs(snap: TmuxSnapshot | null, tasks: readonly TaskEntry[], 
   });
   const sessionOfPane = new Map<string, string>();
   const titleOfPane = new Map<string, string>();
+  const panesOfSession = new Map<string, string[]>();
   for (const p of snapshot.panes) {
     sessionOfPane.set(p.id, p.session);
     if (p.title) titleOfPane.set(p.id, p.title);
+    const list = panesOfSession.get(p.session);
+    if (list) list.push(p.id);
+    else panesOfSession.set(p.session, [p.id]);
   }
   const inputs: SnapshotInputs = {
     sessionOfPane,
     titleOfPane,
+    panesOfSession,
     snapshot,
     nonceStamps,
     stampProcesses: stampProcessLiveness(snapshot.sessions, proof.processLiveness),
@@ -537,7 +545,7 @@ function snapshotInputs(snap: TmuxSnapshot | null, tasks: readonly TaskEntry[], 
 
 /** `reuse`: the snapshot's inputs as the last view of the same snapshot and tasks made them (a wake for changed rows). */
 function viewInputs(snap: TmuxSnapshot | null, data: FleetData, proof: SessionProof, reuse = false): ViewInputs {
-  const { snapshot, nonceStamps, stampProcesses, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid, sessionsOfSlug, placeOf, sessionOfPane, titleOfPane } = snapshotInputs(
+  const { snapshot, nonceStamps, stampProcesses, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid, sessionsOfSlug, placeOf, sessionOfPane, titleOfPane, panesOfSession } = snapshotInputs(
     snap,
     data.tasks,
     proof,
@@ -563,7 +571,7 @@ function viewInputs(snap: TmuxSnapshot | null, data: FleetData, proof: SessionPr
     const signal = data.signals.get(sid);
     return signal && signal.pane !== null && sessionOfPane.get(signal.pane) === s.name ? signal : null;
   };
-  return { snapshot, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid, sessionsOfSlug, placeOf, judge, proof, signalOf, titleOfPane };
+  return { snapshot, sessionByName, byStamp, drivenBy, bySlug, sessionsOfSid, sessionsOfSlug, placeOf, judge, proof, signalOf, titleOfPane, panesOfSession };
 }
 
 /**
@@ -580,7 +588,9 @@ function sessionAgentState(s: SessionSnap, agent: AgentKind | null, hop: Session
   }
   if (s.stamp === '' || (agent !== 'codex' && agent !== 'gemini')) return null;
   const signal = v.signalOf(s, s.stamp);
-  const pane = v.proof.kinds?.get(s.name)?.pane ?? signal?.pane ?? null;
+  // The agent's pane: where the proof found it, else where its hook ran, else the session's pane titled as that agent
+  // titles it (tasks and the dashboard run no proof: they read the same panes, and agree with the status line).
+  const pane = v.proof.kinds?.get(s.name)?.pane ?? signal?.pane ?? v.panesOfSession.get(s.name)?.find((p) => titleState(agent, v.titleOfPane.get(p) ?? '') !== null) ?? null;
   return otherAgentState(agent, s.stamp, signal, pane === null ? null : (v.titleOfPane.get(pane) ?? null));
 }
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { seconds, tierTimings } from '../helpers/tier';
 import { checkLaunchPrompts } from '../helpers/launch-prompts';
+import { turnScenarios } from './turns';
 import { sleep } from '../helpers/env';
 import { codexHooksList, codexLocksOf, makeAgentWorld, until, type AgentWorld } from './world';
 import { recordOptionWrites, type OptionWrites } from '../helpers/option-writes';
@@ -51,6 +52,10 @@ describe(`Codex CLI ${VERSION}`, () => {
     const ours = listed.find((h) => h.key === `${hooksFile}:session_start:0:0`);
     expect(ours).toMatchObject({ trustStatus: 'trusted' });
     expect(await readFile(join(world.home, '.codex', 'config.toml'), 'utf8')).toContain(`trusted_hash = "${ours?.currentHash}"`);
+    // The state hooks too, one per event that tells Codex's state, each trusted as Codex itself reports it.
+    const state = listed.filter((h) => / event --agent codex$/.test(h.command));
+    expect(state.map((h) => h.key.split(':').slice(-3, -2)[0]).sort()).toEqual(['interrupt', 'permission_request', 'post_tool_use', 'pre_tool_use', 'session_end', 'stop', 'user_prompt_submit']);
+    for (const h of state) expect(h, h.key).toMatchObject({ trustStatus: 'trusted' });
   });
 
   timed('stamp: Codex starts with no review screen and holds its thread lock before any prompt; the hook stamps at the first prompt', async () => {
@@ -120,8 +125,14 @@ describe(`Codex CLI ${VERSION}`, () => {
     driver.sid = after;
   });
 
-  timed('without a hook: the supervisor proves Codex by the thread lock its process holds, no prompt typed; /clear followed', async () => {
+  timed('supervisor: loaded as a user loads it (the plugin)', async () => {
     await world.loadPlugin();
+    await until(async () => ((await world.option(driver.session, '@fleet-owner')).includes('owner tc') ? true : null), '@fleet-owner of the Driver', 20_000);
+  });
+
+  turnScenarios(timed, timing.note, () => world, () => ({ slug: 'tc', session: driver.session }), { agent: 'codex', approve: ['y'], waitSentence: 'approve Bash: ls -la /' });
+
+  timed('without a hook: the supervisor proves Codex by the thread lock its process holds, no prompt typed; /clear followed', async () => {
     writes = await recordOptionWrites(world.tmux, '@fleet-owner');
     const un = await world.fleet(['hooks', 'uninstall', '--agent', 'codex']);
     expect(un.exitCode, un.stderr).toBe(0);

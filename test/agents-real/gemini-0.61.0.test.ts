@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { seconds, tierTimings } from '../helpers/tier';
 import { checkLaunchPrompts } from '../helpers/launch-prompts';
+import { turnScenarios } from './turns';
 import { cmdline, makeAgentWorld, until, type AgentWorld } from './world';
 import { recordOptionWrites, type OptionWrites } from '../helpers/option-writes';
 
@@ -104,8 +105,14 @@ describe(`Gemini CLI ${VERSION}`, () => {
     driver.sid = after;
   });
 
-  timed('without a hook: the supervisor proves Gemini by its --session-id and the chat file of that id; the launch prompt goes as --prompt-interactive=<text>', async () => {
+  timed('supervisor: loaded as a user loads it (the plugin)', async () => {
     await world.loadPlugin();
+    await until(async () => ((await world.option(driver.session, '@fleet-owner')).includes('owner tg') ? true : null), '@fleet-owner of the Driver', 20_000);
+  });
+
+  turnScenarios(timed, timing.note, () => world, () => ({ slug: 'tg', session: driver.session }), { agent: 'gemini', approve: ['Enter'], waitSentence: 'approve Shell: ls -la /' });
+
+  timed('without a hook: the supervisor proves Gemini by its --session-id and the chat file of that id; the launch prompt goes as --prompt-interactive=<text>', async () => {
     writes = await recordOptionWrites(world.tmux, '@fleet-owner');
     const un = await world.fleet(['hooks', 'uninstall', '--agent', 'gemini']);
     expect(un.exitCode, un.stderr).toBe(0);

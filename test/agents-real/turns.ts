@@ -45,6 +45,12 @@ async function watch(world: AgentWorld, driver: TurnDriver, sid: () => Promise<s
 const lag = (s: Seen) =>
   [s.hook !== null ? `hook ${Math.max(0, s.segment - s.hook)} ms` : '', s.title !== null ? `title ${Math.max(0, s.segment - s.title)} ms` : ''].filter(Boolean).join(', ');
 
+/** Each agent's titles (src/agents/state.ts): busy, idle. */
+const TITLES = {
+  codex: { busy: /^[\u2800-\u28ff_] /, idle: /^(?![\u2800-\u28ff_] )(?!\[ [!.] \]).*\| / },
+  gemini: { busy: /Working/, idle: /Ready/ },
+};
+
 export interface TurnOptions {
   agent: 'codex' | 'gemini';
   /** The keys that approve a pending tool call once. */
@@ -81,10 +87,11 @@ export function turnScenarios(
     const d = getDriver();
     await ready();
     await world.typeLine(d.session, 'write a haiku about panes');
-    const busy = await watch(world, d, sid, /Working|^[\u2800-\u28ff_] /, (v) => v.includes('⚙ busy'), 'the segment busy');
+    const busy = await watch(world, d, sid, TITLES[opts.agent].busy, (v) => v.includes('⚙ busy'), 'the segment busy');
     note(`turn: busy shown, ${lag(busy)} after the agent said so`);
-    expect((await state())?.status).toBe('busy');
-    const idle = await watch(world, d, sid, /Ready|\| /, (v) => v.includes('· idle'), 'the segment idle');
+    // tasks --json reads the same view (the model answers after 2.5 s: still busy).
+    await until(async () => ((await state())?.status === 'busy' ? true : null), 'tasks --json busy', 10_000, 100);
+    const idle = await watch(world, d, sid, TITLES[opts.agent].idle, (v) => v.includes('· idle'), 'the segment idle');
     note(`turn: idle shown, ${lag(idle)} after the agent said so`);
     expect(await state()).toMatchObject({ status: 'idle', waits: false });
   });
@@ -100,7 +107,7 @@ export function turnScenarios(
     expect((await attention()).waiting).toEqual([expect.objectContaining({ who: d.slug, what: opts.waitSentence })]);
     expect(await world.option('keeper', '@fleet-attention')).toContain('! 1 waiting');
     for (const key of opts.approve) await world.tmux(['send-keys', '-t', `=${d.session}:`, key]);
-    const done = await watch(world, d, sid, /Ready|^(?!\[).*\| /, (v) => v.includes('· idle'), 'the turn ended after the approval');
+    const done = await watch(world, d, sid, TITLES[opts.agent].idle, (v) => v.includes('· idle'), 'the turn ended after the approval');
     note(`approval: idle after the answer, ${lag(done)}`);
     expect((await attention()).waiting).toEqual([]);
     expect(world.model.traffic.some((t) => t.dialect === (opts.agent === 'codex' ? 'responses' : 'gemini') && t.toolResult)).toBe(true);
@@ -113,7 +120,7 @@ export function turnScenarios(
     await world.typeLine(d.session, 'list the root again');
     await watch(world, d, sid, /Action Required/, (v) => v.includes(`! ${opts.waitSentence}`), 'the segment waiting');
     await world.tmux(['send-keys', '-t', `=${d.session}:`, 'Escape']);
-    const idle = await watch(world, d, sid, /Ready|^(?!\[).*\| /, (v) => !v.includes('!'), 'the wait ended by the denial');
+    const idle = await watch(world, d, sid, TITLES[opts.agent].idle, (v) => !v.includes('!'), 'the wait ended by the denial');
     note(`denial: the wait cleared, ${lag(idle)}`);
     await sleep(500);
     expect((await attention()).waiting).toEqual([]);

@@ -65,7 +65,7 @@ describe('the title hook and the classifier read one table', () => {
   });
 });
 
-describe('otherAgentState: the title first, the hook for what a wait is for', () => {
+describe('otherAgentState: the hook first, the title where they disagree on a wait', () => {
   const signal = (state: AgentSignal['state'], needs: string | null = null, at = 1000): AgentSignal => ({ agent: 'codex', sessionId: SID, pane: '%1', event: 'x', state, needs, at });
   it.each([
     ['nothing said', null, null, null],
@@ -74,6 +74,9 @@ describe('otherAgentState: the title first, the hook for what a wait is for', ()
     ['a wait by both: the hook\'s sentence', signal('waiting', 'approve Bash: ls -la /'), '[ . ] Action Required | x | w', { status: 'waiting', waitingFor: null, needs: 'approve Bash: ls -la /', since: 1000 }],
     ['a denial no hook tells: the title is idle again', signal('waiting', 'approve Bash: ls'), 'Write | work', { status: 'idle', waitingFor: null, needs: null }],
     ['no title of its own: the hook', signal('busy', null, 7), 'work', { status: 'busy', needs: null, since: 7 }],
+    ["a turn's start: the hook says busy before the title does", signal('busy', null, 7), 'After the clear | work', { status: 'busy', since: 7 }],
+    ["a turn's end: the hook says idle while the spinner still turns", signal('idle', null, 7), '⠏ Write | work', { status: 'idle', since: 7 }],
+    ['an approval prompt no hook reported yet: the title', signal('busy', null, 7), '[ ! ] Action Required | x | w', { status: 'waiting', waitingFor: 'approval', needs: null }],
     ['the hook waits, no title', signal('waiting', 'approve Bash: x'), null, { status: 'waiting', needs: 'approve Bash: x', waitingFor: null }],
   ] as const)('%s', (_name, sig, title, want) => {
     const got = otherAgentState('codex', SID, sig, title);

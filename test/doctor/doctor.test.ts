@@ -99,6 +99,8 @@ describe('doctor', () => {
       `✔ supervisor: running (pid ${process.pid})`,
       `✔ registry: ${fenv.registry}: 2 rows (0 malformed, 0 stale)`,
       `✔ hook: installed in ${join(fenv.claudeDir, 'settings.json')}: \`'${FLEET_BIN}' stamp\``,
+      // The stamp alone (an older install): the state hooks are a note, with the fix.
+      '– hook: without the state hooks of PermissionRequest, SessionEnd (busy, idle and what a wait is for): tmux-fleet hooks install adds them',
       `✔ stamp: op-demo runs session ${TAB}`,
       expect.stringMatching(new RegExp(`^✔ agent: pid ${tab.pid} \\(node, started [^)]+\\) under pane %\\d+ holds session 10e378ef, matches the stamp$`)),
       '✔ task demo: op-demo is its Driver (0 owner)',
@@ -113,7 +115,7 @@ describe('doctor', () => {
     const report = JSON.parse(j.stdout);
     expect(report).toMatchObject({ ok: true, session: 'op-demo' });
     expect(report.checks.map((c: { id: string }) => c.id)).toEqual([
-      'fleet-home', 'tmux-version', 'server', 'plugin', 'node', 'helper', 'supervisor', 'registry', 'hook', 'stamp', 'pane-agent', 'task', 'attach', 'agent', 'socket',
+      'fleet-home', 'tmux-version', 'server', 'plugin', 'node', 'helper', 'supervisor', 'registry', 'hook', 'hook-events', 'stamp', 'pane-agent', 'task', 'attach', 'agent', 'socket',
     ]);
     expect(j.stdout).not.toContain(jobSocket);
 

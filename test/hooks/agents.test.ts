@@ -81,13 +81,21 @@ describe('hooks for Codex CLI', () => {
     expect(first.exitCode, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/^codex: added the SessionStart hook .*; recorded its trust in .*config\.toml \(backup: .*config\.toml\.bak-tmux-fleet\)$/);
     const h = JSON.parse(await read(hooksFile));
-    expect(h.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'bye' }] }]);
+    const event = ours.replace(/ stamp$/, ' event --agent codex');
+    const state = (ev: string) => ({ hooks: [{ type: 'command', command: event, timeout: ev === 'SessionEnd' || ev === 'Interrupt' ? 3 : 10 }] });
+    // The user's Stop hook first, ours after it.
+    expect(h.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'bye' }] }, state('Stop')]);
     expect(h.hooks.SessionStart).toEqual([{ hooks: [USER_HOOK] }, { hooks: [{ type: 'command', command: ours, timeout: 10 }] }]);
+    const events = ['UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'Stop', 'Interrupt', 'SessionEnd'];
+    for (const ev of events) if (ev !== 'Stop') expect(h.hooks[ev], ev).toEqual([state(ev)]);
     const config = await read(configFile);
     expect(config.startsWith(configBefore)).toBe(true);
-    expect(config.slice(configBefore.length)).toBe(
-      `\n[hooks.state."${codexTrustKey(hooksFile, 1, 0)}"]\ntrusted_hash = "${codexHookHash(undefined, { type: 'command', command: ours, timeout: 10 })}"\n`,
-    );
+    // Every hook of ours trusted, each under its event's key with its own hash (timeouts clamped as Codex clamps them).
+    const trust = (key: string, hash: string | null) => `\n[hooks.state."${key}"]\ntrusted_hash = "${hash}"\n`;
+    expect(config).toContain(trust(codexTrustKey(hooksFile, 1, 0), codexHookHash(undefined, { type: 'command', command: ours, timeout: 10 })));
+    for (const ev of events) {
+      expect(config, ev).toContain(trust(codexTrustKey(hooksFile, ev === 'Stop' ? 1 : 0, 0, ev), codexHookHash(undefined, state(ev).hooks[0]!, ev)));
+    }
 
     const status = await hooks('status', ['--agent', 'codex']);
     expect(status.exitCode).toBe(0);
@@ -173,7 +181,10 @@ describe('hooks for Gemini CLI', () => {
     expect(r.stdout).toMatch(/^gemini: added the SessionStart hook/);
     const after = JSON.parse(await read(join(gemini, 'settings.json')));
     expect(after.security).toEqual(settings.security);
-    expect(after.hooks.SessionEnd).toEqual(settings.hooks.SessionEnd);
+    // The user's SessionEnd hook first, our state hook after it.
+    const state = { matcher: '*', hooks: [{ name: 'tmux-fleet', type: 'command', command: ours.replace(/ stamp$/, ' event --agent gemini') }] };
+    expect(after.hooks.SessionEnd).toEqual([...settings.hooks.SessionEnd, state]);
+    for (const ev of ['BeforeAgent', 'Notification', 'AfterTool', 'AfterAgent']) expect(after.hooks[ev], ev).toEqual([state]);
     expect(after.hooks.SessionStart).toEqual([{ matcher: '*', hooks: [{ name: 'tmux-fleet', type: 'command', command: ours }] }]);
     expect((await hooks('uninstall', ['--agent', 'gemini'])).exitCode).toBe(0);
     expect(JSON.parse(await read(join(gemini, 'settings.json')))).toEqual(settings);

@@ -60,6 +60,25 @@ describe('hooks install', () => {
     expect(await backups()).toHaveLength(1);
   });
 
+  it("an install of the stamp alone (an older version's) gains the state hooks; one of ours on an event no longer used goes", async () => {
+    const event = ourCommand.replace(/ stamp$/, ' event --agent claude');
+    const older = { hooks: { SessionStart: [{ hooks: [{ type: 'command', command: ourCommand }] }], Stop: [{ hooks: [{ type: 'command', command: event }] }, { hooks: [{ type: 'command', command: 'mine' }] }] } };
+    await writeFile(settings, JSON.stringify(older, null, 2));
+    const status = await hooks('status');
+    expect(status.stdout).toMatch(/^claude: installed in .*; without the state hooks of PermissionRequest, SessionEnd \(busy, idle and what a wait is for\): tmux-fleet hooks install adds them$/);
+    const r = await hooks('install');
+    expect(r.stdout).toMatch(/^claude: added the PermissionRequest hook `.*event --agent claude`; the state hooks of SessionEnd; removed our Stop hook \(no longer used\) in /);
+    const h = (await readJson()).hooks;
+    expect(h.Stop).toEqual([{ hooks: [{ type: 'command', command: 'mine' }] }]);
+    expect(h.PermissionRequest).toEqual([{ hooks: [{ type: 'command', command: event }] }]);
+    expect(h.SessionEnd).toEqual([{ hooks: [{ type: 'command', command: event }] }]);
+    expect((await hooks('status')).stdout).toMatch(/^claude: installed in [^;]*$/);
+    // uninstall: every hook of ours, on every event, and nothing else.
+    const un = await hooks('uninstall');
+    expect(un.stdout).toMatch(/^claude: removed the SessionStart hook .* and the state hooks of PermissionRequest, SessionEnd from /);
+    expect(await readJson()).toEqual({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'mine' }] }] } });
+  });
+
   it('backs the file up first, byte for byte', async () => {
     const original = `${JSON.stringify(existing, null, 4)}\n`;
     await writeFile(settings, original, { mode: 0o600 });
@@ -78,8 +97,10 @@ describe('hooks install', () => {
     expect(r.stdout).toMatch(/in new file/);
     const file = join(fx.root, 'fresh', 'claude', 'settings.json');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
+    // The stamp, and the state hook of the events that tell what a wait is for (docs/ownership.md#what-each-agent-tells).
+    const state = [{ hooks: [{ type: 'command', command: ourCommand.replace(/ stamp$/, ' event --agent claude') }] }];
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({
-      hooks: { SessionStart: [{ hooks: [{ type: 'command', command: ourCommand }] }] },
+      hooks: { SessionStart: [{ hooks: [{ type: 'command', command: ourCommand }] }], PermissionRequest: state, SessionEnd: state },
     });
   });
 
