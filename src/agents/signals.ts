@@ -244,10 +244,8 @@ export function recordHookEvent(home: string, agent: AgentKind, stdinText: strin
       removeSignal(home, got.end);
       return null;
     }
-    if (got.signal.pane === null) {
-      log(`${agent} ${got.signal.sessionId}: outside tmux (no $TMUX_PANE); nothing recorded`);
-      return null;
-    }
+    // Outside tmux (a background job's hook): nothing to show it on, and nothing to log either.
+    if (got.signal.pane === null) return null;
     writeSignal(home, got.signal);
     return got.signal;
   } catch (err) {

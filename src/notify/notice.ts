@@ -46,13 +46,14 @@ export function noticeText(n: Notice): string {
 }
 
 /**
- * Several notices as one notification (docs/notify.md#coalescing): one is
- * its sentence; more of one kind `3 agents wait: fix-login, add-search, +1`;
- * of several kinds, each kind's count and names: `2 waiting: a, b · 1 finished: c`.
+ * Several notices as one notification (docs/notify.md#coalescing): one or two
+ * are their sentences (`fix-login waits: approve Bash: ls · add-search finished its turn`);
+ * more of one kind `3 agents wait: fix-login, add-search, +1`; of several
+ * kinds, each kind's count and names: `2 waiting: a, b · 1 finished: c`.
  */
 export function coalesce(notices: readonly Notice[], names = 2): string {
   if (notices.length === 0) return '';
-  if (notices.length === 1) return noticeText(notices[0] as Notice);
+  if (notices.length <= 2) return notices.map(noticeText).join(' · ');
   const kinds: NoticeKind[] = ['error', 'wait', 'done'];
   const parts: string[] = [];
   for (const kind of kinds) {

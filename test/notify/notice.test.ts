@@ -18,8 +18,9 @@ describe('coalesce', () => {
     [[], ''],
     [[n('wait', 'a')], 'a waits: approve Bash: ls -la /'],
     [[n('wait', 'fix-login'), n('wait', 'add-search'), n('wait', 'migrate')], '3 agents wait: fix-login, add-search, +1'],
-    [[n('wait', 'a'), n('wait', 'b')], '2 agents wait: a, b'],
-    [[n('done', 'a'), n('done', 'b')], '2 agents finished: a, b'],
+    [[n('wait', 'a'), n('wait', 'b')], 'a waits: approve Bash: ls -la / · b waits: approve Bash: ls -la /'],
+    [[n('done', 'a', 'finished its turn'), n('wait', 'b')], 'a finished its turn · b waits: approve Bash: ls -la /'],
+    [[n('done', 'a'), n('done', 'b'), n('done', 'c')], '3 agents finished: a, b, +1'],
     [[n('wait', 'a'), n('done', 'c'), n('error', 'j')], '1 failed: j · 1 waiting: a · 1 finished: c'],
     [[n('wait', 'a'), n('wait', 'b'), n('wait', 'c'), n('done', 'd')], '3 waiting: a, b, +1 · 1 finished: d'],
   ] as [Notice[], string][])('%#', (notices, text) => expect(coalesce(notices)).toBe(text));

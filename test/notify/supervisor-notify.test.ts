@@ -101,7 +101,7 @@ describe('a terminal notification on a real attached client', () => {
     const said = oscs().slice(before2);
     expect(said).toHaveLength(2);
     expect(said[0]).toBe('tmux-fleet: a waits: approve Bash: one (prefix A)');
-    expect(said[1]).toMatch(/^tmux-fleet: 2 agents wait: (b, c|c, b) \(prefix A\)$/);
+    expect(said[1]).toMatch(/^tmux-fleet: (b waits: approve Bash: two · c waits: approve Bash: three|c waits: approve Bash: three · b waits: approve Bash: two) \(prefix A\)$/);
   });
 
   it('a hostile sentence arrives inert: no escape of it reaches the terminal, no shell runs it', async () => {
