@@ -158,7 +158,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       await world.tmux(['send-keys', '-t', `=${driver.session}:`, 'Enter']);
       await until(() => world.rowOf(driver.sid)?.status === 'idle', 'the Driver idle after the answer', 60_000, 100);
       await until(
-        async () => (await world.option(driver.session, '@fleet-agent')).includes('idle') && (await world.option('keeper', '@fleet-attention')) === '',
+        async () => (await world.option(driver.session, '@fleet-agent')).includes('idle') && !(await world.option('keeper', '@fleet-attention')).includes('waiting'),
         'the wait cleared in the segment and the attention count',
         20_000,
         100,
@@ -284,7 +284,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         await until(async () => (await world.tmux(['capture-pane', '-p', '-t', attach!.pane])).includes('Do you want to proceed?'), 'the permission prompt in claude attach', 60_000, 250);
         // 1. Yes, answered in the job's own window.
         await world.tmux(['send-keys', '-t', attach.pane, 'Enter']);
-        await until(async () => (await world.option('keeper', '@fleet-attention')) === '' && (await attention(world)).waiting.length === 0, 'the wait cleared: no attention', 60_000, 250);
+        await until(async () => !(await world.option('keeper', '@fleet-attention')).includes('waiting') && (await attention(world)).waiting.length === 0, 'the wait cleared: no attention', 60_000, 250);
         if (traits.parks) await until(async () => !(await world.option(tab.session, '@fleet-agent')).includes('!'), "the wait cleared in the Driver's segment", 20_000, 100);
         // The job finishes its turn: idle, in its row and its state file.
         await until(() => world.rows().find((r) => r.jobId === jobId)?.status === 'idle' && world.jobState(jobId)?.tempo === 'idle', 'the job idle', 60_000, 250);
