@@ -25,7 +25,7 @@ const cell = (text) => text.replace(/[\\<|]/g, (c) => `\\${c}`);
 /** Code in a table cell: only `|` is escaped there (GitHub splits the row before it reads code). */
 const code = (text) => `\`${text.replaceAll('|', '\\|')}\``;
 /** `<slug>`, `[sid]`, `install|uninstall|status`: a positional as the usage line names it. */
-const positional = (p) => (p.choices ? p.choices.join('|') : p.required ? `<${p.name}>` : `[${p.name}]`);
+const positional = (p) => (p.choices ? p.choices.join('|') : `${p.required ? '<' : '['}${p.name}${p.variadic ? '…' : ''}${p.required ? '>' : ']'}`);
 const flag = (name, opt) => code(`--${name}${opt.type === 'boolean' ? '' : ` <${opt.choices ? opt.choices.join('|') : 'value'}>`}`);
 const sentence = (text) => `${text[0].toUpperCase()}${text.slice(1)}.`;
 

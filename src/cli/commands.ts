@@ -14,6 +14,7 @@ export const LOADERS: CommandLoaders = {
   doctor: () => import('./doctor'),
   supervise: () => import('./supervise'),
   hooks: () => import('./hooks'),
+  restore: () => import('./restore'),
   dashboard: () => import('./dashboard'),
   attention: () => import('./attention'),
 };

@@ -23,9 +23,9 @@ export async function printHelp(argv: string[], version: string): Promise<number
     y.option(name, { type: opt.type, describe: opt.describe, global: true });
   }
   for (const spec of COMMANDS) {
-    const usage = [spec.name, ...spec.positionals.map((p) => (p.required ? `<${p.name}>` : `[${p.name}]`))].join(' ');
+    const usage = [spec.name, ...spec.positionals.map((p) => (p.required ? `<${p.name}${p.variadic ? '..' : ''}>` : `[${p.name}${p.variadic ? '..' : ''}]`))].join(' ');
     y.command(usage, spec.describe, (b) => {
-      for (const p of spec.positionals) b.positional(p.name, { type: 'string', describe: p.describe, choices: p.choices });
+      for (const p of spec.positionals) b.positional(p.name, { type: 'string', describe: p.describe, choices: p.choices, array: p.variadic });
       for (const [name, opt] of Object.entries(spec.options)) {
         b.option(name, { type: opt.type, describe: opt.describe, array: opt.array, choices: opt.choices });
       }

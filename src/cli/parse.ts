@@ -55,6 +55,12 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Ar
     else args[key] = value;
   }
   spec.positionals.forEach((p, idx) => {
+    if (p.variadic) {
+      const rest = positionals.splice(idx);
+      if (rest.length === 0 && p.required) throw new UsageError(`${spec.name}: missing <${p.name}> (${p.describe})`);
+      args[p.name] = rest;
+      return;
+    }
     const v = positionals[idx];
     if (v === undefined) {
       if (p.required) throw new UsageError(`${spec.name}: missing <${p.name}> (${p.describe})`);

@@ -141,6 +141,14 @@ export const COMMANDS: CommandSpec[] = [
     },
   },
   {
+    name: 'restore',
+    describe:
+      "after a restart: every task whose Driver is gone gets its session again and its agent resuming the conversation it last had (parked work: its background job's); refused tasks are named with why",
+    docs: 'ownership.md#restore',
+    positionals: [{ name: 'slug', describe: 'the tasks to restore (default: every task whose Driver is gone)', required: false, variadic: true }],
+    options: { 'dry-run': { type: 'boolean', describe: 'list what would be restored, and what is refused and why; change nothing' } },
+  },
+  {
     name: 'dashboard',
     describe: 'the popup: tasks, parked tabs, background jobs and agents outside any task, those waiting for you first; Enter switches to one, q quits',
     docs: 'status.md#dashboard',

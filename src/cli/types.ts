@@ -16,6 +16,8 @@ export interface PositionalSpec {
   describe: string;
   required: boolean;
   choices?: readonly string[];
+  /** The last positional only: takes every remaining argument, as an array (`[slug...]`). */
+  variadic?: boolean;
 }
 
 export type Args = Record<string, unknown>;

@@ -25,9 +25,9 @@ import { socketPathFromTmuxEnv } from '../tmux/client';
 import { ownerSid, type AcceptanceItem, type Task } from '../tasks/schema';
 import { assertSlug } from '../tasks/slug';
 import { readTask, withTaskLock } from '../tasks/store';
-import { escapeFormat } from '../tmux/args';
+import { escapeFormat, sessionTarget } from '../tmux/args';
 import { Tmux, UNREACHABLE_SERVER_FIX } from '../tmux/client';
-import { createSpawnSession, killSessionById, readAsker, readPaneCurrentPath, readSpawnOptions } from '../tmux/session-marks';
+import { createSpawnSession, killSessionById, readAsker, readPaneCurrentPath, readSpawnOptions, startInPane, undoStartInPane } from '../tmux/session-marks';
 import { optionDefault, optionValue } from '../options';
 import { findParentRecord } from './parent';
 import { isValidSid } from '../sid';
@@ -60,6 +60,26 @@ export interface SpawnOptions {
   parent?: string;
   replace?: boolean;
   resume?: boolean;
+  /** Set by `restore` only (no flag): resume a gone Driver as it was (docs/ownership.md#restore). */
+  restore?: RestoreSpawn;
+}
+
+/**
+ * What `restore` asks of a spawn: resume this session id, in a new session
+ * or in a pane of the existing one, with no launch prompt, the task's launcher
+ * and parent kept (the spawn is not a new launch). `check` runs once the
+ * task's lock is held, before anything is made, and throws to leave the task
+ * as it is: the task is judged again there, so that two restores at once
+ * restore it once.
+ */
+export interface RestoreSpawn {
+  /** The session id to resume: the last owner's, or the job its tab parked the work on. */
+  sid: string;
+  /** A pane of the existing session to start the agent in (a shell tmux-resurrect left, the task's own dead pane); null: a new session. */
+  pane: string | null;
+  check(task: Task | null): Promise<void>;
+  /** Keys added to the resume handover (the conversation resumed, when it is not the owner's). */
+  handover?: Record<string, string>;
 }
 
 export interface SpawnResult {
@@ -81,6 +101,8 @@ export interface SpawnResult {
   branch: string | null;
   base: string | null;
   respawn: boolean;
+  /** The pane the agent was started in when an existing session was used (restore), else null. */
+  reusedPane: string | null;
 }
 
 /** A new nonce: 128 random bits, 32 lowercase hex characters. */
@@ -125,6 +147,34 @@ function assertCommand(cmd: string, what: string): string {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(cmd)) throw new UsageError(`${what}: the agent command holds a control character (newline, tab, ...)`);
   return cmd;
+}
+
+export interface SpawnSettings {
+  /** `<@fleet-session-prefix><slug>`. */
+  session(slug: string): string;
+  /** @fleet-agent-cmd, else its default (checked when it is read: a spawn with --cmd never reads it). */
+  agentCmd(): string;
+}
+
+/**
+ * The server's spawn settings, read in one tmux call: the session name prefix
+ * and the agent command. The server must be running: spawn never starts one.
+ */
+export async function spawnSettings(tmux: Tmux, what: string): Promise<SpawnSettings> {
+  let options: { prefix: string; agentCmd: string };
+  try {
+    options = await readSpawnOptions(tmux);
+  } catch (err) {
+    throw new FleetError(`${what}: no usable tmux server (${tmux.describeServer()}): ${errorMessage(err).replace(/^tmux \S+ on [^:]+: /, '')}; fix: ${UNREACHABLE_SERVER_FIX}`);
+  }
+  const prefix = optionValue('@fleet-session-prefix', options.prefix);
+  if (!PREFIX_RULE.test(prefix)) {
+    throw new UsageError(`${what}: option @fleet-session-prefix ${JSON.stringify(prefix)} must match ${PREFIX_RULE.source} (tmux rewrites . and : and expands #)`);
+  }
+  return {
+    session: (slug) => `${prefix}${slug}`,
+    agentCmd: () => (options.agentCmd === '' ? optionDefault('@fleet-agent-cmd') : assertCommand(options.agentCmd, 'option @fleet-agent-cmd')),
+  };
 }
 
 async function isDirectory(path: string): Promise<boolean> {
@@ -205,9 +255,10 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
 
   // The task as it is now; a corrupt task.json stops the spawn before anything runs.
   const previous = await readTask(ctx.home, slug);
+  const restore = opts.restore ?? null;
   let resumeSid: string | null = null;
-  if (opts.resume) {
-    const sid = previous ? ownerSid(previous) || previous.priorDriverSid || '' : '';
+  if (opts.resume || restore) {
+    const sid = restore ? restore.sid : previous ? ownerSid(previous) || previous.priorDriverSid || '' : '';
     if (!isValidSid(sid)) throw new UsageError(`spawn --resume: task ${slug} records no previous Driver session id to resume`);
     resumeSid = sid;
     // Only Claude Code writes under its projects directory: a transcript there with no message cannot be resumed (docs/ownership.md#resume).
@@ -219,18 +270,9 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
 
   // --- tmux: the server must be running; its options name the session and the agent. ---
   const tmux = new Tmux(ctx.socket);
-  let options: { prefix: string; agentCmd: string };
-  try {
-    options = await readSpawnOptions(tmux);
-  } catch (err) {
-    throw new FleetError(`spawn: no usable tmux server (${tmux.describeServer()}): ${errorMessage(err).replace(/^tmux \S+ on [^:]+: /, '')}; fix: ${UNREACHABLE_SERVER_FIX}`);
-  }
-  const prefix = optionValue('@fleet-session-prefix', options.prefix);
-  if (!PREFIX_RULE.test(prefix)) {
-    throw new UsageError(`spawn: option @fleet-session-prefix ${JSON.stringify(prefix)} must match ${PREFIX_RULE.source} (tmux rewrites . and : and expands #)`);
-  }
-  const session = `${prefix}${slug}`;
-  const command = opts.cmd ?? (options.agentCmd === '' ? optionDefault('@fleet-agent-cmd') : assertCommand(options.agentCmd, 'option @fleet-agent-cmd'));
+  const settings = await spawnSettings(tmux, 'spawn');
+  const session = settings.session(slug);
+  const command = opts.cmd ?? settings.agentCmd();
 
   // The caller: launcher (never the owner) and, by default, the parent.
   const envSid = env.CLAUDE_CODE_SESSION_ID && isValidSid(env.CLAUDE_CODE_SESSION_ID) ? env.CLAUDE_CODE_SESSION_ID : '';
@@ -239,14 +281,16 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
     const read = await readAsker(tmux, env.TMUX_PANE);
     if (read?.found && isValidSid(read.stamp)) paneStamp = read.stamp;
   }
-  const launcherSid = envSid || paneStamp || null;
-  const parentSid = opts.parent ?? (paneStamp || envSid || null);
+  // A restore is no new launch: the task keeps the launcher and parent it had.
+  const launcherSid = restore ? (previous?.launcherSid ?? null) : envSid || paneStamp || null;
+  const parentSid = restore ? (previous?.parentSid ?? null) : (opts.parent ?? (paneStamp || envSid || null));
 
-  if ((await tmux.hasSession(session)) && !opts.replace) {
+  // A restore has looked at the session already, and looks again under the task's lock.
+  if (!restore && (await tmux.hasSession(session)) && !opts.replace) {
     throw new FleetError(`spawn: tmux session ${session} already exists (${tmux.describeServer()}); use --replace to kill it and respawn`);
   }
 
-  const pointer = pointerLine(await findParentRecord(ctx.home, parentSid));
+  const pointer = restore ? null : pointerLine(await findParentRecord(ctx.home, parentSid));
   // The acceptance gate: every item of the task (a resumed conversation has seen the earlier ones: only the new).
   const gate = [...(resumeSid ? [] : (previous?.acceptance ?? []).map((a) => a.text)), ...accept];
   const prompt = launchPrompt(promptText, pointer, gate);
@@ -294,6 +338,8 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
     return withTaskLock(ctx.home, slug, (update) => {
       const locked: Undo = { steps: [] };
       return undoing(locked, async () => {
+        // A restore judges the task again now that nothing else can change it.
+        if (restore) await restore.check(await readTask(ctx.home, slug));
         // --- launch-prompt.md (0600) in the task directory. ---
         const promptPath = join(dir, LAUNCH_PROMPT_FILE);
         const oldPrompt = (() => {
@@ -325,8 +371,15 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
         for (const name of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME'] as const) if (env[name]) paneEnv[name] = env[name] as string;
         const launch = launchArgs(agent, { resume: resumeSid, newSessionId: randomUUID });
         const argv = agentArgv(command, launch.args, promptFile, launch.prompt);
-        const created = await createSpawnSession(tmux, { session, nonce, slug, cwd: escapeFormat(agentCwd), env: paneEnv, argv });
-        if (created.sessionId) {
+        const plan = { session, nonce, slug, cwd: escapeFormat(agentCwd), env: paneEnv, argv };
+        const pane = restore?.pane ?? null;
+        const created = pane ? await startInPane(tmux, { ...plan, pane }) : await createSpawnSession(tmux, plan);
+        if (pane) {
+          // Not our session to kill: the pane goes back to its own command, the session loses the nonce.
+          locked.steps.push(async () => {
+            await undoStartInPane(tmux, session, pane);
+          });
+        } else if (created.sessionId) {
           const id = created.sessionId;
           locked.steps.push(async () => {
             await killSessionById(tmux, id);
@@ -334,30 +387,36 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
         }
         if (!created.ok) {
           throw new FleetError(
-            created.sessionId
-              ? `spawn: setting up tmux session ${session} failed (${created.error}); the session was killed`
-              : `spawn: cannot create tmux session ${session}: ${created.error}`,
+            pane
+              ? `spawn: starting the agent in pane ${pane} of tmux session ${session} failed (${created.error})`
+              : created.sessionId
+                ? `spawn: setting up tmux session ${session} failed (${created.error}); the session was killed`
+                : `spawn: cannot create tmux session ${session}: ${created.error}`,
           );
         }
         // The agent runs where the task says, or the spawn fails (tmux could still read the path its own way).
         // tmux answers '' while the new process is still being started: ask again for a moment; '' then is no answer, not a mismatch.
-        let shown = await readPaneCurrentPath(tmux, session);
+        const where = pane ?? sessionTarget(session);
+        let shown = await readPaneCurrentPath(tmux, where);
         for (let i = 0; shown === '' && i < 20; i++) {
           await new Promise((r) => setTimeout(r, 50));
-          shown = await readPaneCurrentPath(tmux, session);
+          shown = await readPaneCurrentPath(tmux, where);
         }
         const want = await realpath(agentCwd).catch(() => agentCwd);
         if (shown !== '' && shown !== want) {
-          throw new FleetError(`spawn: tmux started the agent in ${JSON.stringify(shown)}, not in ${JSON.stringify(want)}; the session was killed`);
+          throw new FleetError(`spawn: tmux started the agent in ${JSON.stringify(shown)}, not in ${JSON.stringify(want)}; ${pane ? 'the pane was given back' : 'the session was killed'}`);
         }
 
         // --- One write: pending owner, the pane, the nonce, the launch fields. ---
         const now = new Date().toISOString();
         const items: AcceptanceItem[] = accept.map((text) => ({ text, addedBy: launcherSid ?? '', addedAt: now }));
         const written = await update((cur) => {
-          const next: Task = { ...(cur ?? { slug }), slug, driverSid: '', driverPane: session, spawnNonce: nonce, cwd: agentCwd };
+          // agentCommand: what restore runs again (docs/tasks.md#keys).
+          const next: Task = { ...(cur ?? { slug }), slug, driverSid: '', driverPane: session, spawnNonce: nonce, cwd: agentCwd, agentCommand: command };
           delete next.driverPid;
           delete next.driverProcStart;
+          // The job an earlier Driver's tab parked on is no part of the new process.
+          delete next.driverJobId;
           if (launcherSid) next.launcherSid = launcherSid;
           else delete next.launcherSid;
           if (parentSid) next.parentSid = parentSid;
@@ -372,8 +431,10 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
           if (items.length > 0) next.acceptance = [...(cur?.acceptance ?? []), ...items];
           if (resumeSid) {
             // The task follows to the resumed session: its id is filled in when the Driver stamps (stamp.ts fillPending).
-            next.priorDriverSid = resumeSid;
-            next.handovers = [...(cur?.handovers ?? []), { from: resumeSid, to: '', at: now, reason: 'resume', pane: session }];
+            // The Driver resumed from; a restore of parked work resumes its job's conversation (the handover says which).
+            const from = restore && cur ? ownerSid(cur) || cur.priorDriverSid || resumeSid : resumeSid;
+            next.priorDriverSid = from;
+            next.handovers = [...(cur?.handovers ?? []), { from, to: '', at: now, reason: 'resume', pane: session, ...restore?.handover }];
           }
           return next;
         });
@@ -396,6 +457,7 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
           branch: wt?.branch ?? null,
           base: wt?.base ?? null,
           respawn: previous !== null,
+          reusedPane: pane,
         };
       });
     }, { timeoutMs: SPAWN_LOCK_TIMEOUT_MS });

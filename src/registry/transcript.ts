@@ -175,3 +175,28 @@ export function jobTranscript(projectsDir: string, rows: readonly Pick<RegistryR
   }
   return null;
 }
+
+/**
+ * The session a conversation continues in, when its transcript ends there:
+ * the tab's transcript records `continued-in` (naming the background job's
+ * session id) when it parks its work, and a message after it when the work
+ * came back (docs/ownership.md#restore). Null when the last record of the
+ * conversation is a message, or when none says so.
+ */
+export function continuedIn(file: string): string | null {
+  const { bytes } = readRegularFileTail(file, TRANSCRIPT_TAIL_BYTES);
+  const lines = bytes.toString('utf8').split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i] as string;
+    if (!line.includes('"type"')) continue;
+    let record: { type?: unknown; continuedInSessionId?: unknown };
+    try {
+      record = JSON.parse(line) as typeof record;
+    } catch {
+      continue; // cut by the tail read, or caught mid-write
+    }
+    if (record.type === 'user' || record.type === 'assistant') return null;
+    if (record.type === 'continued-in') return typeof record.continuedInSessionId === 'string' ? record.continuedInSessionId : null;
+  }
+  return null;
+}

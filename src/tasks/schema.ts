@@ -36,6 +36,8 @@ export const TaskSchema = z.looseObject({
   driverAgent: optionalText,
   /** The background job the Driver's tab parked its work on, while it is parked (docs/ownership.md#liveness). */
   driverJobId: optionalText,
+  /** The agent command the last spawn ran (--cmd, else @fleet-agent-cmd): restore runs it again (docs/ownership.md#restore). */
+  agentCommand: optionalText,
   launcherSid: optionalText,
   parentSid: optionalText,
   label: optionalText,

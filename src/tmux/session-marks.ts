@@ -220,10 +220,67 @@ export async function createSpawnSession(tmux: Tmux, plan: SpawnSessionPlan): Pr
   return { ok: false, sessionId, error: tmuxErrorText(r.stderr, r.exitCode) };
 }
 
-/** The current directory of a session's active pane (tmux reads it from the process), '' when unknown. */
-export async function readPaneCurrentPath(tmux: Tmux, session: string): Promise<string> {
-  const r = await tmux.tryRun(['display-message', '-p', '-t', sessionTarget(session), '#{pane_current_path}']);
+/** The current directory of a pane (`%N`, or a session's active pane as `=<name>:`; tmux reads it from the process), '' when unknown. */
+export async function readPaneCurrentPath(tmux: Tmux, target: string): Promise<string> {
+  const r = await tmux.tryRun(['display-message', '-p', '-t', target, '#{pane_current_path}']);
   return r.exitCode === 0 ? firstLine(r.stdout) : '';
+}
+
+/**
+ * ONE invocation, for an existing session (restore: a shell tmux-resurrect
+ * left, the task's own session whose agent is gone): read the session's id
+ * through the pane (it fails when the pane is gone), drop the stamp of the
+ * gone agent (a sweep would otherwise fill the task with it), set
+ * @spawn_nonce and @fleet-task, then respawn that pane with the agent. The
+ * chain stops at the first failure, so the agent never starts without its
+ * nonce.
+ */
+export async function startInPane(tmux: Tmux, plan: SpawnSessionPlan & { pane: string }): Promise<SpawnSessionResult> {
+  const target = sessionTarget(plan.session);
+  const envArgs = Object.entries(plan.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  const r = await tmux.tryChain([
+    ['display-message', '-p', '-t', plan.pane, '#{session_id}'],
+    ['set-option', '-u', '-t', target, '@claude_session_id'],
+    ['set-option', '-u', '-t', target, STAMP_AGENT_OPTION],
+    ['set-option', '-t', target, '@spawn_nonce', plan.nonce],
+    ['set-option', '-t', target, '@fleet-task', plan.slug],
+    ['respawn-pane', '-k', '-t', plan.pane, '-c', plan.cwd, ...envArgs, ...plan.argv],
+  ]);
+  const id = firstLine(r.stdout).trim();
+  const sessionId = /^\$\d+$/.test(id) ? id : null;
+  if (r.exitCode === 0 && sessionId) return { ok: true, sessionId };
+  return { ok: false, sessionId, error: tmuxErrorText(r.stderr, r.exitCode) };
+}
+
+/** Undoes startInPane: the session loses the nonce, the pane runs its own command again (the shell it had). */
+export async function undoStartInPane(tmux: Tmux, session: string, pane: string): Promise<void> {
+  await tmux.tryChain([
+    ['set-option', '-u', '-t', sessionTarget(session), '@spawn_nonce'],
+    ['respawn-pane', '-k', '-t', pane],
+  ]);
+}
+
+/** What a restore reads of an existing session (docs/ownership.md#restore): its marks and its active pane. */
+export interface SessionPaneRead {
+  /** The session exists. */
+  exists: boolean;
+  task: string;
+  nonce: string;
+  stamp: string;
+  /** Its active pane (where `=<name>:` lands): id, whether its process has exited, the foreground command, its directory. */
+  pane: { id: string; dead: boolean; command: string; path: string } | null;
+}
+
+const SESSION_PANE_FORMAT = ['#{pane_id}', '#{pane_dead}', '#{@fleet-task}', '#{@spawn_nonce}', '#{@claude_session_id}', '#{pane_current_command}', '#{pane_current_path}'].join(FIELD_SEP);
+
+/** One read of a session and its active pane; `exists: false` for a missing session; null when tmux cannot be read. */
+export async function readSessionPane(tmux: TmuxReads, session: string): Promise<SessionPaneRead | null> {
+  const r = await tmux.tryRun(['display-message', '-p', '-t', sessionTarget(session), SESSION_PANE_FORMAT]);
+  if (r.exitCode !== 0) return null;
+  const [id = '', dead = '', task = '', nonce = '', stamp = '', command = '', ...path] = firstLine(r.stdout).split(FIELD_SEP);
+  // A missing session expands to nothing and exits 0 (docs/tmux.md#facts-measured-on-tmux-33a).
+  if (!/^%\d+$/.test(id)) return { exists: false, task: '', nonce: '', stamp: '', pane: null };
+  return { exists: true, task, nonce, stamp, pane: { id, dead: dead === '1', command, path: path.join(FIELD_SEP) } };
 }
 
 /** Kills a session by its id ($N), which no later session can share. */
