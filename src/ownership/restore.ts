@@ -17,13 +17,16 @@ import { continuedIn, findTranscript, transcriptHasConversation } from '../regis
 import { isValidSid, showSid } from '../sid';
 import type { Task } from '../tasks/schema';
 import { assertSlug } from '../tasks/slug';
-import { listTasks, noSuchTask } from '../tasks/store';
+import { listTasks, noSuchTask, withTaskLock } from '../tasks/store';
 import { Tmux } from '../tmux/client';
 import { readSessionPane, type SessionPaneRead } from '../tmux/session-marks';
-import { echoInput } from '../text';
+import { echoInput, printable } from '../text';
 import type { Decision } from './judge';
 import { judgeLoaded, loadForJudge } from './owner';
 import { spawnSettings, spawnTask, startDirectoryProblem, type SpawnSettings } from './spawn';
+
+/** How long a restore waits for a task's lock: another restore or spawn holds it for a second or so. */
+const RESTORE_LOCK_TIMEOUT_MS = 30_000;
 
 /** What restore does with a task. */
 export type RestoreAction = 'restored' | 'would-restore' | 'refused' | 'skipped';
@@ -126,7 +129,7 @@ export function paneForRestore(session: string, slug: string, read: SessionPaneR
   if (!ours && read.stamp !== '') return { refuse: `${taken} (it carries the stamp of agent ${showSid(read.stamp)})` };
   if (pane.dead && ours) return { pane: pane.id };
   if (isShell(pane.command, env) && (ours || inTaskDir)) return { pane: pane.id };
-  const what = pane.dead ? 'its pane has exited' : isShell(pane.command, env) ? `a shell in ${echoInput(pane.path)}, not in the task's directory` : `it runs ${echoInput(pane.command)}`;
+  const what = pane.dead ? 'its pane has exited' : isShell(pane.command, env) ? `a shell in ${printable(pane.path)}, not in the task's directory` : `it runs ${printable(pane.command)}`;
   return { refuse: `${taken} (${what}); rename or close it, then restore again` };
 }
 
@@ -282,7 +285,12 @@ export async function restoreTasks(ctx: Context, opts: RestoreOptions = {}): Pro
   const settings = await spawnSettings(tmux, 'restore');
   const items: RestoreItem[] = [];
   for (const { slug, loaded } of wanted) {
-    const plan = await planTask(ctx, tmux, settings, slug, loaded).catch((err: unknown): Plan => ({ item: { slug, action: 'refused', reason: errorMessage(err) } }));
+    // Judged under the task's lock (a dry run changes nothing: it takes none): a restore running at once has either
+    // written the task and made its session, or not begun; never half, which would read as a session of another.
+    // Under the lock the task is read again: the list was read before another restore may have written it.
+    const plan = await (opts.dryRun ? planTask(ctx, tmux, settings, slug, loaded) : withTaskLock(ctx.home, slug, () => planTask(ctx, tmux, settings, slug), { timeoutMs: RESTORE_LOCK_TIMEOUT_MS })).catch(
+      (err: unknown): Plan => ({ item: { slug, action: 'refused', reason: errorMessage(err) } }),
+    );
     if ('item' in plan) {
       items.push(plan.item);
       continue;

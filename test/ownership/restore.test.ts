@@ -83,6 +83,108 @@ describe('restore', () => {
   });
 });
 
+describe('restore: bad input', () => {
+  it('a last owner id that is no session id, a worktree that is now a file or a link, a name an unrelated session holds: each refused with why, nothing of it changed; the others restored', async () => {
+    const wt = join(w.fe.root, 'worktrees');
+    await mkdir(join(wt, 'elsewhere'), { recursive: true });
+    await writeFile(join(wt, 'wt-file'), 'not a worktree');
+    await symlink(join(wt, 'elsewhere'), join(wt, 'wt-link'));
+    await goneTask('bad-sid', { driverSid: 'not a session id; $(touch x)' });
+    await goneTask('wt-file', { worktree: join(wt, 'wt-file') });
+    await goneTask('wt-link', { worktree: join(wt, 'wt-link') });
+    await goneTask('taken');
+    await goneTask('elsewhere');
+    await goneTask('good');
+    // Unrelated sessions under the names restore would make: a program, and a shell in another directory.
+    await w.server.newSession('op-taken', ['sleep', '86400']);
+    await w.server.run(['new-session', '-d', '-s', 'op-elsewhere', '-c', '/', 'sh']);
+    const files = await Promise.all(['bad-sid', 'wt-file', 'wt-link', 'taken', 'elsewhere'].map((s) => readFile(w.taskPath(s), 'utf8')));
+
+    const r = await w.fleet(['restore']);
+    expect(r.exitCode).toBe(1);
+    const line = (slug: string) => r.stdout.split('\n').find((l) => l.startsWith(`refused ${slug}: `)) ?? `(no refused line for ${slug} in:\n${r.stdout})`;
+    expect(line('bad-sid')).toBe('refused bad-sid: its last owner id "not a session id; $(touch x)" is not a session id, so there is no conversation to resume');
+    expect(line('wt-file')).toBe(`refused wt-file: its worktree ${join(wt, 'wt-file')} is now a file, not a directory`);
+    expect(line('wt-link')).toBe(`refused wt-link: its worktree ${join(wt, 'wt-link')} is now a link (to ${join(wt, 'elsewhere')}), not the worktree spawn made`);
+    expect(line('taken')).toBe('refused taken: tmux session op-taken is taken by another session (it runs sleep); rename or close it, then restore again');
+    expect(line('elsewhere')).toBe("refused elsewhere: tmux session op-elsewhere is taken by another session (a shell in /, not in the task's directory); rename or close it, then restore again");
+    expect(r.stdout).toContain('restored good: resumed conversation good-0000-4000-8000-000000000000 in a new tmux session op-good');
+    expect(r.stdout.trim().split('\n').at(-1)).toBe('restored 1 task; 5 tasks refused');
+    // Nothing of the refused tasks changed: their files, and the sessions that hold the names.
+    expect(await Promise.all(['bad-sid', 'wt-file', 'wt-link', 'taken', 'elsewhere'].map((s) => readFile(w.taskPath(s), 'utf8')))).toEqual(files);
+    expect(await w.display('op-taken', '#{pane_current_command}|#{@spawn_nonce}')).toBe('sleep|');
+    expect(await w.display('op-elsewhere', '#{pane_current_command}|#{@spawn_nonce}')).toBe('sh|');
+    expect((await w.readTask('good')).spawnNonce).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
+
+describe('restore: tmux-resurrect', () => {
+  it("a session tmux-resurrect restored (same name, a shell in the task's directory) is used: the agent starts in that pane", async () => {
+    const rec = join(w.fe.root, 'rz.rec');
+    await goneTask('rz', { agentCommand: w.standInCmd({ STAND_IN_RECORD: rec }) });
+    // What resurrect leaves: the session by name, its pane a shell in the directory it had, and none of the session's options.
+    await w.server.run(['new-session', '-d', '-s', 'op-rz', '-c', w.fe.root, 'sh']);
+    const pane = await w.display('op-rz', '#{pane_id}');
+    const r = await w.fleet(['restore', 'rz']);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain(`restored rz: resumed conversation rz-0000-4000-8000-000000000000 in pane ${pane} of tmux session op-rz`);
+    expect((await record(rec)).argv).toEqual(['--resume', 'rz-0000-4000-8000-000000000000']);
+    // The same session and pane, no second one; the task follows the resumed agent.
+    expect((await sessions()).filter((s) => s.startsWith('op-rz'))).toEqual(['op-rz']);
+    expect(await w.display('op-rz', '#{pane_id} #{@fleet-task}')).toBe(`${pane} rz`);
+    await waitFor(async () => (await w.readTask('rz')).driverSid === 'rz-0000-4000-8000-000000000000', 'rz filled by the resumed agent');
+    expect((await w.readTask('rz')).handovers?.at(-1)).toMatchObject({ reason: 'resume', to: 'rz-0000-4000-8000-000000000000', pane: 'op-rz' });
+  });
+});
+
+describe('restore: at once', () => {
+  it('two restores at once restore each task once (the task lock); the other leaves it, saying why', async () => {
+    const slugs = ['c1', 'c2', 'c3'];
+    for (const s of slugs) await goneTask(s, { agentCommand: w.standInCmd({ STAND_IN_SID: `${s}-0000-4000-8000-000000000000` }) });
+    const [one, two] = await Promise.all([w.fleet(['restore', '--json']), w.fleet(['restore', '--json'])]);
+    expect(one.exitCode, one.stdout + one.stderr).toBe(0);
+    expect(two.exitCode, two.stdout + two.stderr).toBe(0);
+    const actions = (r: typeof one) => Object.fromEntries((json<{ tasks: { slug: string; action: string }[] }>(r).tasks).map((t) => [t.slug, t.action]));
+    const a = actions(one);
+    const b = actions(two);
+    for (const s of slugs) expect([a[s], b[s]].sort(), `${s}: ${one.stdout} ${two.stdout}`).toEqual(['restored', 'skipped']);
+    for (const s of slugs) {
+      const t = await w.readTask(s);
+      expect(t.handovers?.filter((h) => h.reason === 'resume')).toHaveLength(1);
+    }
+    expect((await sessions()).filter((s) => s.startsWith('op-c')).sort()).toEqual(['op-c1', 'op-c2', 'op-c3']);
+  });
+});
+
+describe('restore: parked work', () => {
+  it("a tab whose work was parked on a background job: the job's conversation is resumed in the Driver's session, and named", async () => {
+    const rec = join(w.fe.root, 'rp.rec');
+    const tab = 'b0b0b0b0-1111-4222-8333-444444444444';
+    const job = 'e9e4ae8e-5555-4666-8777-888888888888';
+    await goneTask('rp', { driverSid: tab, driverJobId: 'e9e4ae8e', agentCommand: w.standInCmd({ STAND_IN_RECORD: rec }) });
+    // Claude Code's transcripts: the tab's ends with continued-in (the park), the job's holds its turn.
+    const projects = join(w.fe.claudeDir, 'projects', '-work');
+    await mkdir(projects, { recursive: true });
+    const line = (o: object) => `${JSON.stringify(o)}\n`;
+    await writeFile(
+      join(projects, `${tab}.jsonl`),
+      line({ type: 'user', sessionId: tab, message: { role: 'user', content: 'park me' } }) + line({ type: 'continued-in', sessionId: tab, continuedInSessionId: job }),
+    );
+    await writeFile(join(projects, `${job}.jsonl`), line({ type: 'user', sessionId: job, message: { role: 'user', content: 'park me' } }) + line({ type: 'assistant', sessionId: job }));
+    const r = await w.fleet(['restore', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const item = json<{ tasks: Record<string, unknown>[] }>(r).tasks[0];
+    expect(item).toMatchObject({ slug: 'rp', action: 'restored', conversation: { sid: job, whose: 'job', jobId: 'e9e4ae8e', tab } });
+    expect(item?.reason).toBe(`resumed background job e9e4ae8e's conversation ${job} (the tab ${tab} had parked its work on it) in a new tmux session op-rp`);
+    expect((await record(rec)).argv).toEqual(['--resume', job]);
+    const t = await w.readTask('rp');
+    expect(t.driverJobId).toBeUndefined();
+    expect(t.handovers?.at(-1)).toMatchObject({ from: tab, reason: 'resume', resumed: job, job: 'e9e4ae8e' });
+    expect(t.priorDriverSid).toBe(tab);
+    await waitFor(async () => (await w.readTask('rp')).driverSid === job, 'rp filled by the resumed job conversation');
+  });
+});
+
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
