@@ -1,7 +1,7 @@
 // `tmux-fleet dashboard`: the popup (docs/status.md#dashboard).
 import { registryDir, type Context } from '../context';
 import { resolveViewer } from '../ownership/owner';
-import { spawnTask } from '../ownership/spawn';
+import { restoreSummary, restoreTasks } from '../ownership/restore';
 import { runDashboard } from '../dashboard/tui';
 import { Tmux } from '../tmux';
 import type { Args } from './types';
@@ -16,8 +16,13 @@ export async function run(_args: Args, ctx: Context): Promise<number> {
     input: process.stdin,
     output: process.stdout,
     client: ctx.env.TMUX_FLEET_CLIENT || undefined,
-    // `r` on a task whose owner is gone: what `tmux-fleet spawn <slug> --replace --resume` does.
-    resume: async (slug) => (await spawnTask(ctx, slug, { replace: true, resume: true })).session,
+    // `r` on a task whose Driver is gone, `R` for all: what `tmux-fleet restore [<slug>]` does.
+    restore: async (slugs) => {
+      const r = await restoreTasks(ctx, { slugs: slugs ?? [] });
+      const one = slugs?.length === 1 ? r.items.find((i) => i.action === 'restored') : undefined;
+      const refused = r.items.find((i) => i.action === 'refused');
+      return { summary: refused && slugs?.length === 1 ? `${refused.slug}: ${refused.reason}` : restoreSummary(r), session: one?.session ?? null };
+    },
     // The popup's own session ($TMUX names it; a popup has no pane): "you" only where it is the Driver's.
     viewer: () => resolveViewer(tmux, ctx.env),
   });

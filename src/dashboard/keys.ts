@@ -11,7 +11,8 @@ export type DashboardAction =
   | { type: 'attach'; jobId: string; parkedBy: string | null }
   | { type: 'logs'; jobId: string }
   | { type: 'stop'; jobId: string }
-  | { type: 'resume'; slug: string };
+  /** Restore these tasks (docs/ownership.md#restore); null: every task whose Driver is gone. */
+  | { type: 'restore'; slugs: string[] | null };
 
 /** The keys of a chunk: escape sequences (arrows) whole, a lone ESC as Esc, every other character alone. */
 export function splitKeys(chunk: string): string[] {
@@ -38,7 +39,7 @@ const DOWN = new Set(['j', '\x1b[B', '\x1bOB']);
 const UP = new Set(['k', '\x1b[A', '\x1bOA']);
 const ENTER = new Set(['\r', '\n']);
 
-export const KEYS_HELP = 'j/k move · Enter open · l logs · x stop · r resume/refresh · / filter · q quit';
+export const KEYS_HELP = 'j/k move · Enter open · l logs · x stop · r restore/refresh · R restore all · / filter · q quit';
 
 export class DashboardKeys {
   private all: DashboardRow[] = [];
@@ -112,9 +113,9 @@ export class DashboardKeys {
       this.confirm = { action: { type: 'stop', jobId: row.jobId }, question: `stop background job ${row.jobId}? (y/n)` };
     } else if (key === 'r') {
       const row = this.current();
-      if (row?.slug && row.kind === 'task' && row.ownerGone) return { type: 'resume', slug: row.slug };
+      if (row?.slug && row.kind === 'task' && row.ownerGone) return { type: 'restore', slugs: [row.slug] };
       return { type: 'refresh' };
-    }
+    } else if (key === 'R') return { type: 'restore', slugs: null };
     return null;
   }
 
@@ -148,7 +149,7 @@ export class DashboardKeys {
     if ((row.kind === 'job' || row.attention) && row.jobId) return { type: 'attach', jobId: row.jobId, parkedBy: row.parkedBy };
     if (row.session) return { type: 'switch', session: row.session };
     if (row.jobId) return { type: 'attach', jobId: row.jobId, parkedBy: row.parkedBy };
-    this.message = row.slug ? `task ${row.slug} has no tmux session to switch to${row.ownerGone ? ' (r resumes it)' : ''}` : 'no tmux session to switch to';
+    this.message = row.slug ? `task ${row.slug} has no tmux session to switch to${row.ownerGone ? ' (r restores it)' : ''}` : 'no tmux session to switch to';
     return null;
   }
 

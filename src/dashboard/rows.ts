@@ -10,6 +10,7 @@ import { timeMs } from '../registry/time';
 import type { FleetAgent } from '../status/agents';
 import { acceptanceText, age, agentCell, cell, verdictCell } from '../status/table';
 import type { FleetView } from '../status/view';
+import { restoreTarget } from '../ownership/restore';
 
 export type RowKind = 'task' | 'session' | 'parked' | 'job' | 'agent';
 
@@ -31,7 +32,7 @@ export interface DashboardRow {
   jobId: string | null;
   /** The tmux session that parked the job, when one still holds the tab. */
   parkedBy: string | null;
-  /** The task's owner is gone: `r` resumes it. */
+  /** The task's Driver is gone and restore would bring it back (restoreTarget): `r` restores it, `R` every such task. */
   ownerGone: boolean;
   /** Waiting, a `needs` sentence, or tempo blocked: sorted first. */
   attention: boolean;
@@ -45,6 +46,9 @@ export interface DashboardRow {
   gate?: string;
 }
 
+
+/** The AGENT cell of a task whose Driver is gone and can be restored. */
+export const RESTORABLE = '↻ restorable';
 
 function dirLabel(cwd: string | null | undefined, home: string): string {
   if (!cwd) return '-';
@@ -105,30 +109,34 @@ export function dashboardRows(
 ): DashboardRow[] {
   const taskOwner = new Map(view.tasks.map((t) => [t.slug, t.owner]));
   const unseenOf = new Map(view.sessions.map((s) => [s.session, s.unseen]));
-  const rows: DashboardRow[] = view.tasks.map((t) => ({
-    kind: 'task',
-    session: t.session,
-    task: t.slug,
-    owner: t.error ? 'invalid' : t.owner ? sid8(t.owner) : 'pending',
-    verdict: verdictCell(t.decision),
-    hop: renderHopWithIntent(t.hop),
-    agent: cell(agentCell(t.state, t.agent)),
-    age: age(t.task?.createdAt, now),
-    dir: dirLabel(t.task?.worktree ?? t.task?.cwd, home),
-    slug: t.slug,
-    jobId: t.hop?.jobId ?? null,
-    parkedBy: t.hop?.jobId ? t.session : null,
-    ownerGone: t.owner !== '' && t.decision.liveness === 'gone',
-    attention: agentWaits(t.state),
-    since: endSince(t.hop, t.state),
-    reason: withUnseen(
-      `${reasonFor(t.slug, t.decision, viewer)}${t.owner !== '' && t.decision.liveness === 'gone' ? ' · r resumes it (spawn --resume)' : ''}`,
-      t.session ? unseenOf.get(t.session) : '',
-      now,
-    ),
-    unseenAt: unseenTime(t.session ? unseenOf.get(t.session) : ''),
-    gate: acceptanceText(t.task),
-  }));
+  const rows: DashboardRow[] = view.tasks.map((t) => {
+    const restorable = t.task !== null && 'sid' in restoreTarget(t.task, t.decision);
+    return {
+      kind: 'task',
+      session: t.session,
+      task: t.slug,
+      owner: t.error ? 'invalid' : t.owner ? sid8(t.owner) : 'pending',
+      verdict: verdictCell(t.decision),
+      hop: renderHopWithIntent(t.hop),
+      // A restorable row says so where its agent's state would be: it has none.
+      agent: restorable ? RESTORABLE : cell(agentCell(t.state, t.agent)),
+      age: age(t.task?.createdAt, now),
+      dir: dirLabel(t.task?.worktree ?? t.task?.cwd, home),
+      slug: t.slug,
+      jobId: t.hop?.jobId ?? null,
+      parkedBy: t.hop?.jobId ? t.session : null,
+      ownerGone: restorable,
+      attention: agentWaits(t.state),
+      since: endSince(t.hop, t.state),
+      reason: withUnseen(
+        `${reasonFor(t.slug, t.decision, viewer)}${restorable ? ' · r restores it, R every task whose Driver is gone' : ''}`,
+        t.session ? unseenOf.get(t.session) : '',
+        now,
+      ),
+      unseenAt: unseenTime(t.session ? unseenOf.get(t.session) : ''),
+      gate: acceptanceText(t.task),
+    };
+  });
   const shown = new Set(rows.map((r) => r.session).filter((s): s is string => s !== null));
   for (const s of view.sessions) {
     if (shown.has(s.session)) continue;

@@ -1,7 +1,7 @@
 // The dashboard's terminal loop, shown in display-popup (docs/status.md#dashboard).
 // The keys are a state machine (keys.ts) fed every key of each input
 // chunk in order; this loop draws and carries out the actions: switch the
-// client, open / show / stop a background job, resume a task. Without a
+// client, open / show / stop a background job, restore tasks. Without a
 // terminal it prints the table once.
 import { errorMessage } from '../errors';
 import type { Tmux } from '../tmux/client';
@@ -22,8 +22,12 @@ export interface DashboardOptions {
   /** The client to switch (display-popup cannot tell its command; the binding may export it). */
   client?: string;
   refreshMs?: number;
-  /** `r` on a task whose owner is gone: `spawn <slug> --replace --resume`; resolves with the new tmux session. */
-  resume?: (slug: string) => Promise<string>;
+  /**
+   * `r` on a task whose Driver is gone, `R` for every such task: `restore`
+   * (docs/ownership.md#restore); resolves with its summary line, and the
+   * session of a task restored when one was asked for.
+   */
+  restore?: (slugs: string[] | null) => Promise<{ summary: string; session: string | null }>;
   /** Whoever looks (resolveViewer), read at each refresh: the reasons are worded for that session id. */
   viewer?: () => Promise<string>;
 }
@@ -71,7 +75,8 @@ export async function runDashboard(opts: DashboardOptions): Promise<number> {
     const { header, lines } = dashboardLines(rows, width - 1);
     const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
     const waiting = rows.filter((r) => r.attention).length;
-    const title = `tmux-fleet · ${plural(view.tasks.length, 'task')}, ${plural(view.sessions.length, 'agent session')}, ${plural(agentCount, 'other agent')}${waiting ? ` · ${waiting} waiting` : ''}${keys.filter ? ` · filter: ${keys.filter}` : ''}`;
+    const restorable = rows.filter((r) => r.ownerGone).length;
+    const title = `tmux-fleet · ${plural(view.tasks.length, 'task')}, ${plural(view.sessions.length, 'agent session')}, ${plural(agentCount, 'other agent')}${waiting ? ` · ${waiting} waiting` : ''}${restorable ? ` · ${restorable} restorable (R)` : ''}${keys.filter ? ` · filter: ${keys.filter}` : ''}`;
     screen.push(`${ESC}1m${cell(title).slice(0, width - 1)}${ESC}0m`, `${ESC}2m${header}${ESC}0m`);
     // The selected task's acceptance gate, on its own line above the reason (which is long, and cut at the edge).
     const gate = !keys.confirm && !keys.filtering && !keys.message && keys.current()?.gate ? `accept: ${keys.current()?.gate}` : '';
@@ -157,16 +162,22 @@ export async function runDashboard(opts: DashboardOptions): Promise<number> {
           await refresh();
           return false;
         }
-        case 'resume': {
-          if (!opts.resume) {
-            keys.message = 'resume is not available here';
+        case 'restore': {
+          if (!opts.restore) {
+            keys.message = 'restore is not available here';
             return false;
           }
-          keys.message = `resuming ${a.slug}…`;
+          keys.message = a.slugs ? `restoring ${a.slugs.join(', ')}…` : 'restoring every task whose Driver is gone…';
           draw();
-          const session = await opts.resume(a.slug);
-          await switchClient(opts.tmux, session, opts.client);
-          return true;
+          const r = await opts.restore(a.slugs);
+          // One task restored: the client follows to it; otherwise the summary stays on the bottom line.
+          if (r.session) {
+            await switchClient(opts.tmux, r.session, opts.client);
+            return true;
+          }
+          await refresh();
+          keys.message = r.summary;
+          return false;
         }
       }
     };

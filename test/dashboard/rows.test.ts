@@ -120,15 +120,14 @@ describe('dashboard on a real server', () => {
     await waitFor(async () => (await server.run(['list-clients', '-F', '#{session_name}'])).trim() === 'op-bbb', 'client on op-bbb', 10_000);
   });
 
-  it('r on a task whose owner is gone resumes it: spawn --replace --resume, a handover with reason resume, the client follows', async () => {
+  it('r on a task whose Driver is gone restores it (marked restorable): a handover with reason resume, the client follows', async () => {
     const taskFile = join(fenv.home, 'tasks', 'aaa', 'task.json');
     const before = JSON.parse(await readFile(taskFile, 'utf8')) as { driverSid: string };
     await server.run(['kill-session', '-t', '=op-aaa:']);
-    await server.run(['set-option', '-g', '@fleet-agent-cmd', `${process.execPath} ${STAND_IN}`]);
     await server.newSession('dash2', [process.execPath, FLEET_BIN, 'dashboard']);
     await server.run(['switch-client', '-t', '=dash2:']);
-    await waitFor(async () => /aaa\s+-\s+[0-9a-f]{8}\s+9 other/.test(await server.run(['capture-pane', '-p', '-t', '=dash2:'])), 'aaa shown with its owner gone', 15_000);
-    expect(await server.run(['capture-pane', '-p', '-t', '=dash2:'])).toContain('gone');
+    await waitFor(async () => /aaa\s+-\s+[0-9a-f]{8}\s+9 other\s.*↻ restorable/.test(await server.run(['capture-pane', '-p', '-t', '=dash2:'])), 'aaa shown restorable', 15_000);
+    expect(await server.run(['capture-pane', '-p', '-t', '=dash2:'])).toContain('1 restorable (R)');
     await server.run(['send-keys', '-t', '=dash2:', 'r']);
     await waitFor(async () => (await server.run(['list-clients', '-F', '#{session_name}'])).trim() === 'op-aaa', 'client on the resumed op-aaa', 15_000);
     const after = await waitFor(async () => {

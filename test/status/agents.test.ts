@@ -288,10 +288,11 @@ describe('dashboard keys', () => {
     expect(keys.statusLine()).toContain('no background job');
   });
 
-  it('r resumes a task whose owner is gone, refreshes elsewhere', () => {
+  it('r restores a task whose Driver is gone, refreshes elsewhere; R restores every such task, on any row', () => {
     const keys = new DashboardKeys(rows);
     expect(keys.feed('r')).toEqual([{ type: 'refresh' }]);
-    expect(keys.feed('jr')).toEqual([{ type: 'resume', slug: 'bbb' }]);
+    expect(keys.feed('jr')).toEqual([{ type: 'restore', slugs: ['bbb'] }]);
+    expect(keys.feed('GR')).toEqual([{ type: 'restore', slugs: null }]);
   });
 
   it('/ filters as you type; Enter keeps the filter, Esc clears it', () => {
