@@ -12,6 +12,7 @@ CURRENT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 POPUP_SCRIPT="$CURRENT_DIR/scripts/fleet-popup.sh"
 OWNER_SCRIPT="$CURRENT_DIR/scripts/fleet-owner.sh"
+RESTORE_SCRIPT="$CURRENT_DIR/scripts/fleet-restore.sh"
 
 # Each status token becomes a read of the session option the supervisor keeps
 # true, so drawing the status line starts no process. Below these client widths
@@ -142,7 +143,7 @@ option_keys() {
 # Removes our bindings on keys no longer configured (option changed or
 # emptied before a reload). Only bindings that run our scripts are touched.
 unbind_stale_keys() {
-	local wanted_dashboard="$1" wanted_owner="$2" wanted_attention="$3" line key rest
+	local wanted_dashboard="$1" wanted_owner="$2" wanted_attention="$3" wanted_restore="$4" line key rest
 	while IFS= read -r line; do
 		[ -n "$line" ] || continue
 		rest="${line#bind-key}"
@@ -157,10 +158,11 @@ unbind_stale_keys() {
 		*fleet-popup.sh*) printf '%s\n' "$wanted_dashboard" | grep -qxF -- "$key" && continue ;;
 		*fleet-owner.sh*) printf '%s\n' "$wanted_owner" | grep -qxF -- "$key" && continue ;;
 		*'attention --jump'*) printf '%s\n' "$wanted_attention" | grep -qxF -- "$key" && continue ;;
+		*fleet-restore.sh*) printf '%s\n' "$wanted_restore" | grep -qxF -- "$key" && continue ;;
 		*) continue ;;
 		esac
 		tmux unbind-key -T prefix "$key" 2>/dev/null || true
-	done <<<"$(tmux list-keys -T prefix 2>/dev/null | grep -F -e fleet-popup.sh -e fleet-owner.sh -e 'attention --jump')"
+	done <<<"$(tmux list-keys -T prefix 2>/dev/null | grep -F -e fleet-popup.sh -e fleet-owner.sh -e 'attention --jump' -e fleet-restore.sh)"
 }
 
 # bind_key_or_report <option> <note> <key> <command...>
@@ -175,13 +177,15 @@ bind_key_or_report() {
 
 # prefix @fleet-key: the dashboard popup. prefix @fleet-owner-key: this
 # session's verdict in full, as a message. prefix @fleet-attention-key: jump to
-# the agent that has waited for the user longest.
+# the agent that has waited for the user longest. prefix @fleet-restore-key:
+# restore every task whose Driver is gone (docs/ownership.md#restore).
 bind_keys() {
-	local dashboard_keys owner_keys attention_keys width height key owner_cmd attention_cmd
+	local dashboard_keys owner_keys attention_keys restore_keys width height key owner_cmd attention_cmd restore_cmd
 	dashboard_keys="$(option_keys @fleet-key)"
 	owner_keys="$(option_keys @fleet-owner-key)"
 	attention_keys="$(option_keys @fleet-attention-key)"
-	unbind_stale_keys "$dashboard_keys" "$owner_keys" "$attention_keys"
+	restore_keys="$(option_keys @fleet-restore-key)"
+	unbind_stale_keys "$dashboard_keys" "$owner_keys" "$attention_keys" "$restore_keys"
 
 	width="$(popup_size @fleet-popup-width)"
 	height="$(popup_size @fleet-popup-height)"
@@ -207,6 +211,13 @@ bind_keys() {
 		[ -n "$key" ] || continue
 		bind_key_or_report @fleet-attention-key "tmux-fleet: jump to the agent waiting longest" "$key" run-shell -b "$attention_cmd"
 	done <<<"$attention_keys"
+
+	# Only tmux's own names go on the command line, quoted by tmux.
+	restore_cmd="$(format_escape "$(shell_quote "$RESTORE_SCRIPT")") client=#{q:client_name} socket=#{q:socket_path}"
+	while IFS= read -r key; do
+		[ -n "$key" ] || continue
+		bind_key_or_report @fleet-restore-key "tmux-fleet: restore every task whose Driver is gone" "$key" run-shell -b "$restore_cmd"
+	done <<<"$restore_keys"
 }
 
 # #{fleet_owner} -> #{@fleet-owner} etc. in the global status-left/right.
@@ -253,11 +264,21 @@ fit_status_lengths() {
 start_helper() {
 	if [ -f "$(fleet_helper_path)" ]; then
 		start_supervisor
+		offer_restore
 	else
 		display_message "tmux-fleet: building the helper in the background (first load); see $(fleet_log_file)"
 		fleet_log "helper missing ($(fleet_helper_path)); building it in the background"
 	fi
 	"$CURRENT_DIR/scripts/build-helper.sh" </dev/null >/dev/null 2>&1 &
+}
+
+# After a restart: the tasks whose Driver is gone, said (or, with @fleet-restore
+# on, restored) in the background, once per server: @fleet-restore-offered
+# marks the server, so a reload says nothing more (docs/ownership.md#restore).
+offer_restore() {
+	[ -z "$(tmux show-option -gqv @fleet-restore-offered 2>/dev/null)" ] || return 0
+	tmux set-option -g @fleet-restore-offered 1 2>/dev/null || return 0
+	"$RESTORE_SCRIPT" --at-load </dev/null >/dev/null 2>&1 &
 }
 
 # A fleet home the helper refuses is said once, with its fix: nothing is logged there.

@@ -79,6 +79,15 @@ outer_shows() {
 	wait_for 10 bash -c "! tmux -L '$OUTER' capture-pane -p -t outer | grep -qF 'press any key'"
 }
 
+@test "prefix R restores every task whose Driver is gone and shows the summary to this client" {
+	t set-environment -g FAKE_HELPER_OUT '{"restorable":2,"refused":1,"dryRun":false,"summary":"restored 2 tasks; 1 task refused","tasks":[]}'
+	tmux -L "$OUTER" send-keys -t outer C-b R
+	wait_for 10 outer_shows "tmux-fleet: restored 2 tasks; 1 task refused"
+	# The key's call (the load asked for a dry run before it).
+	run grep '^\["restore","--json","--socket' "$PLUGIN/calls.log"
+	assert_output "[\"restore\",\"--json\",\"--socket-path\",\"$SOCKET_PATH\"]"
+}
+
 @test "prefix A runs attention --jump for this client" {
 	tmux -L "$OUTER" send-keys -t outer C-b A
 	wait_for 10 grep -q '"attention","--jump"' "$PLUGIN/calls.log"

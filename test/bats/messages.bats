@@ -160,3 +160,41 @@ slow_build() {
 	run tmux -L "$OUTER" capture-pane -p -t outer
 	refute_output --partial "press any key"
 }
+
+@test "after a restart the load says once how many tasks can be restored and which key restores them; a reload says nothing more" {
+	fleet_setup
+	export FAKE_HELPER_OUT='{"restorable":3,"refused":0,"dryRun":true,"summary":"3 tasks can be restored","tasks":[]}'
+	load_plugin
+	wait_for 10 bash -c "tmux -L '$SOCKET' show-option -gqv @fleet-pending-messages | grep -qF '3 tasks can be restored: prefix R'"
+	run grep -c '^\["restore","--json","--dry-run"\]' "$PLUGIN/calls.log"
+	assert_output 1
+	load_plugin
+	# The second load's own background steps (the supervisor's start) have run: restore was not asked again.
+	wait_for 10 bash -c "[ \"\$(grep -c '\"supervise\"' '$PLUGIN/calls.log')\" -ge 2 ]"
+	run grep -c '"restore"' "$PLUGIN/calls.log"
+	assert_output 1
+	attach_outer
+	wait_for 10 client_attached
+	wait_for 10 outer_shows "tmux-fleet: 3 tasks can be restored: prefix R"
+}
+
+@test "the load says nothing when no task can be restored" {
+	fleet_setup
+	export FAKE_HELPER_OUT='{"restorable":0,"refused":0,"dryRun":true,"summary":"nothing to restore","tasks":[]}'
+	load_plugin
+	wait_for 10 grep -q '^\["restore"' "$PLUGIN/calls.log"
+	# The script has read the answer and logged it.
+	wait_for 10 grep -qF 'restore at load: nothing to restore' "$TMUX_FLEET_HOME/log"
+	run t show-option -gqv @fleet-pending-messages
+	refute_output --partial "restore"
+}
+
+@test "@fleet-restore on: the load restores without asking and says what it did" {
+	fleet_setup
+	t set-option -g @fleet-restore on
+	export FAKE_HELPER_OUT='{"restorable":2,"refused":0,"dryRun":false,"summary":"restored 2 tasks","tasks":[]}'
+	load_plugin
+	wait_for 10 bash -c "tmux -L '$SOCKET' show-option -gqv @fleet-pending-messages | grep -qF 'restored 2 tasks (@fleet-restore on)'"
+	run grep '^\["restore"' "$PLUGIN/calls.log"
+	assert_output '["restore","--json"]'
+}

@@ -71,9 +71,23 @@ teardown() {
 }
 
 @test "the default keys are not keys tmux binds by default" {
-	run t list-keys -T prefix F
-	assert_failure
-	run t list-keys -T prefix O
+	local key
+	for key in F O A R; do
+		run t list-keys -T prefix "$key"
+		assert_failure
+	done
+}
+
+@test "binds prefix R to restore, passing only tmux's own names" {
+	load_plugin
+	run t list-keys -T prefix R
+	assert_success
+	assert_output --partial "run-shell -b"
+	assert_output --partial "$PLUGIN/scripts/fleet-restore.sh"
+	assert_output --partial 'client=#{q:client_name} socket=#{q:socket_path}'
+	t set-option -g @fleet-restore-key ''
+	load_plugin
+	run t list-keys -T prefix R
 	assert_failure
 }
 
@@ -231,9 +245,10 @@ teardown() {
 @test "starts the supervisor for this server, in the background, with a heap and malloc arenas kept small" {
 	load_plugin
 	wait_for 10 grep -q supervise "$PLUGIN/calls.log"
-	run cat "$PLUGIN/calls.log"
+	run grep supervise "$PLUGIN/calls.log"
 	assert_output "[\"supervise\",\"--socket-path\",\"$SOCKET_PATH\"]"
-	run cat "$PLUGIN/node-flags.log"
+	# The supervisor's line (the load's restore offer runs the helper too, with no flags).
+	run grep -e --optimize-for-size "$PLUGIN/node-flags.log"
 	assert_output '["--optimize-for-size","MALLOC_ARENA_MAX=2"]'
 }
 
