@@ -128,11 +128,19 @@ export function codexDaemonPid(home: string): number | null {
   }
 }
 
-/** The value of `--session-id <id>` (or `--session-id=<id>`) in Gemini's argv, when it is a UUID. */
+/**
+ * The session id Gemini's argv names, when it is a UUID: `--session-id <id>`
+ * (a new session, as spawn starts one), or `--resume <id>` (`-r`; a resume
+ * goes on under the id it resumes: measured with 0.61.0, docs/ownership.md#restore),
+ * each also as `--opt=<id>`. `--resume latest` or an index names none.
+ */
 export function geminiSessionArg(argv: readonly string[]): string | null {
   for (let i = 1; i < argv.length; i++) {
     const a = argv[i] as string;
-    const v = a === '--session-id' ? argv[i + 1] : a.startsWith('--session-id=') ? a.slice('--session-id='.length) : undefined;
+    const eq = a.indexOf('=');
+    const name = eq === -1 ? a : a.slice(0, eq);
+    if (name !== '--session-id' && name !== '--resume' && name !== '-r') continue;
+    const v = eq === -1 ? argv[i + 1] : a.slice(eq + 1);
     if (v !== undefined) return UUID_RE.test(v) ? v : null;
   }
   return null;

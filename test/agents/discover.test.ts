@@ -86,6 +86,11 @@ describe("Gemini's session", () => {
     [['node', '/x/gemini', '--session-id', '$(touch x)'], null],
     [['node', '/x/gemini', '--session-id'], null],
     [['node', '/x/gemini', '-i', 'p'], null],
+    // A resume goes on under the id it names.
+    [['node', '/x/gemini', '--resume', '11111111-2222-4333-8444-555555555555'], '11111111-2222-4333-8444-555555555555'],
+    [['node', '/x/gemini', '-r', '11111111-2222-4333-8444-555555555555'], '11111111-2222-4333-8444-555555555555'],
+    [['node', '/x/gemini', '--resume', 'latest'], null],
+    [['node', '/x/gemini', '--resume', '3'], null],
   ])('%j', (argv, want) => {
     expect(geminiSessionArg(argv)).toBe(want);
   });
