@@ -9,8 +9,33 @@ import { seconds, tierTimings } from '../helpers/tier';
 import { checkLaunchPrompts } from '../helpers/launch-prompts';
 import { turnScenarios } from './turns';
 import { sleep } from '../helpers/env';
-import { codexHooksList, codexLocksOf, makeAgentWorld, until, type AgentWorld } from './world';
 import { recordOptionWrites, type OptionWrites } from '../helpers/option-writes';
+import { cmdline as cmdlineOf, codexHooksList, codexLocksOf, makeAgentWorld, until, type AgentWorld } from './world';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+
+/** Codex's rollout file of a session id (<home>/.codex/sessions/YYYY/MM/DD/rollout-…-<id>.jsonl), or ''. */
+function codexRollout(home: string, sid: string): string {
+  const walk = (dir: string): string => {
+    if (!existsSync(dir)) return '';
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) {
+        const found = walk(p);
+        if (found) return found;
+      } else if (name.endsWith(`-${sid}.jsonl`)) return p;
+    }
+    return '';
+  };
+  return walk(join(home, '.codex', 'sessions'));
+}
+
+function readFileSafe(file: string): string {
+  try {
+    return file ? readFileSync(file, 'utf8') : '';
+  } catch {
+    return '';
+  }
+}
 
 const OTHER = '0f0f0f0f-1111-4222-8333-444444444444';
 const VERSION = '0.171.0';
@@ -198,6 +223,61 @@ describe(`Codex CLI ${VERSION}`, () => {
     expect(takeover.exitCode, takeover.stderr).toBe(0);
     expect((await world.readTask('tc')).driverSid).toBe(OTHER);
   });
+
+  timed(
+    "restore: a Driver that had a turn, /clear and a second turn; the server killed with every agent process: restore brings it back in a new session of its name, in its conversation after /clear (codex resume <id>); owner 0, one session",
+    async () => {
+      const session = await world.spawn('tr');
+      await until(async () => (await world.screen(session)).includes('›'), 'the prompt', 60_000, 250);
+      await world.typeLine(session, 'restore one: the turn before the clear');
+      await until(() => world.model.traffic.some((t) => t.promptText?.includes('restore one')), 'the first turn at the model', 60_000, 200);
+      const first = await until(async () => {
+        const t = await world.readTask('tr');
+        return t.driverSid || '';
+      }, 'task tr filled', 60_000, 200);
+      await until(async () => !(await world.screen(session)).includes('esc to interrupt'), 'the first turn done', 60_000, 200);
+      const pidBefore = world.agentPid(session);
+      await world.typeLine(session, '/clear');
+      // The new thread's lock at once: the clear is done.
+      await until(() => (codexLocksOf(pidBefore).length >= 2 ? 'yes' : ''), 'a second thread lock', 30_000, 200);
+      await world.typeLine(session, 'restore two: the turn after the clear');
+      await until(() => world.model.traffic.some((t) => t.promptText?.includes('restore two')), 'the second turn at the model', 60_000, 200);
+      const cleared = await until(async () => {
+        const t = await world.readTask('tr');
+        return t.driverSid !== first && t.handovers?.at(-1)?.reason === 'clear' ? t.driverSid : '';
+      }, 'task tr to follow /clear', 60_000, 200);
+      const rollout = () => codexRollout(world.home, cleared);
+      await until(() => (readFileSafe(rollout()).includes('restore two') ? 'yes' : ''), "the second turn's prompt in the rollout after /clear", 60_000, 250);
+      const oldPid = world.agentPid(session);
+
+      await world.restartServer();
+      // The new server records the owner segment's writes as the old one did (the daemon-mode scenario reads them).
+      writes = await recordOptionWrites(world.tmux, '@fleet-owner');
+      await world.loadPlugin();
+      const started = Date.now();
+      const r = await world.fleet(['restore', 'tr']);
+      timing.note(`restore: output:\n${r.stdout.trimEnd()}`);
+      expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toContain(`restored tr: resumed conversation ${cleared} in a new tmux session op-tr`);
+      const pid = await until(() => world.agentPid('op-tr'), 'the restored codex process', 60_000, 200);
+      expect(pid).not.toBe(oldPid);
+      expect(cmdlineOf(pid).slice(1)).toEqual(['resume', cleared]);
+      // Stamped by the supervisor from the thread lock the resumed Codex holds: the id it resumed.
+      const stamp = await until(() => world.stamp('op-tr'), 'the stamp of the restored Driver', 60_000, 200);
+      timing.note(`restore: restore to the Driver's stamp ${seconds(Date.now() - started)}; its session id after resume ${stamp === cleared ? 'kept' : `new (${stamp})`}`);
+      expect(stamp).toBe(cleared);
+      await until(async () => (await world.readTask('tr')).driverSid === cleared, 'task tr filled by the restored Driver', 30_000, 200);
+      expect((await world.readTask('tr')).handovers.at(-1)).toMatchObject({ from: cleared, to: cleared, reason: 'resume', pane: 'op-tr' });
+      const owner = await world.fleet(['owner', 'tr', '--as', cleared]);
+      expect(owner.stdout).toMatch(/^0 owner/);
+      expect(owner.exitCode).toBe(0);
+      // Its conversation is the one after /clear.
+      await until(async () => (await world.screen('op-tr')).includes('restore two'), "the second turn on the restored Driver's screen", 60_000, 250);
+      expect(await world.screen('op-tr')).not.toContain('restore one');
+      const names = (await world.tmux(['list-sessions', '-F', '#{session_name}'])).split('\n');
+      expect(names.filter((n) => n === 'op-tr')).toEqual(['op-tr']);
+    },
+  );
 
   timed("daemon mode: Codex's app-server daemon holds every thread: the status line says cannot tell, doctor says why and how to fix it", async () => {
     const config = join(world.home, '.codex', 'config.toml');

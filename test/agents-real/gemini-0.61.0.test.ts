@@ -10,6 +10,28 @@ import { checkLaunchPrompts } from '../helpers/launch-prompts';
 import { turnScenarios } from './turns';
 import { cmdline, makeAgentWorld, until, type AgentWorld } from './world';
 import { recordOptionWrites, type OptionWrites } from '../helpers/option-writes';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+
+/** Every chat file of Gemini's (<home>/.gemini/tmp/<project>/chats) whose first line names this session id, joined. */
+function geminiChat(home: string, sid: string): string {
+  const tmp = join(home, '.gemini', 'tmp');
+  if (!existsSync(tmp)) return '';
+  const out: string[] = [];
+  for (const project of readdirSync(tmp)) {
+    const chats = join(tmp, project, 'chats');
+    if (!existsSync(chats)) continue;
+    for (const name of readdirSync(chats)) {
+      if (!name.endsWith(`-${sid.slice(0, 8)}.jsonl`)) continue;
+      try {
+        const text = readFileSync(join(chats, name), 'utf8');
+        if (text.includes(`"sessionId":"${sid}"`)) out.push(text);
+      } catch {
+        /* caught mid-write */
+      }
+    }
+  }
+  return out.join('\n');
+}
 
 const OTHER = '0f0f0f0f-1111-4222-8333-444444444444';
 const VERSION = '0.61.0';
@@ -165,6 +187,54 @@ describe(`Gemini CLI ${VERSION}`, () => {
     const takeover = await world.fleet(['takeover', 'tg', '--as', OTHER]);
     expect(takeover.exitCode, takeover.stderr).toBe(0);
   });
+
+  timed(
+    "restore: a Driver that had a turn, /clear and a second turn; the server killed with every agent process: restore brings it back in a new session of its name, in its conversation after /clear (--resume <id>); owner 0, one session",
+    async () => {
+      // The hook follows a Gemini /clear (the proof without it cannot: docs/ownership.md#gemini-cli).
+      const hooks = await world.fleet(['hooks', 'install', '--agent', 'gemini']);
+      expect(hooks.exitCode, hooks.stderr).toBe(0);
+      const session = await world.spawn('tr');
+      const first = await until(() => world.stamp(session), 'the stamp of SessionStart', 120_000, 200);
+      await until(async () => (await world.screen(session)).includes('Type your message'), 'the prompt', 60_000, 250);
+      await world.typeLine(session, 'restore one: the turn before the clear');
+      await until(() => world.model.traffic.some((t) => t.promptText?.includes('restore one')), 'the first turn at the model', 60_000, 200);
+      await until(async () => (await world.screen(session)).includes('Type your message'), 'the prompt after the first turn', 60_000, 250);
+      await world.typeLine(session, '/clear');
+      const cleared = await until(async () => {
+        const t = await world.readTask('tr');
+        return t.driverSid !== first && t.handovers?.at(-1)?.reason === 'clear' ? t.driverSid : '';
+      }, 'task tr to follow /clear', 60_000, 200);
+      await world.typeLine(session, 'restore two: the turn after the clear');
+      await until(() => (geminiChat(world.home, cleared).includes('restore two') ? 'yes' : ''), "the second turn's prompt in the chat file after /clear", 60_000, 250);
+      const oldPid = world.agentPid(session);
+
+      await world.restartServer();
+      await world.loadPlugin();
+      const started = Date.now();
+      const r = await world.fleet(['restore', 'tr']);
+      timing.note(`restore: output:\n${r.stdout.trimEnd()}`);
+      expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toContain(`restored tr: resumed conversation ${cleared} in a new tmux session op-tr`);
+      const pid = await until(() => world.agentPid('op-tr'), "the restored Gemini's relaunched child", 60_000, 200);
+      expect(pid).not.toBe(oldPid);
+      const argv = cmdline(pid);
+      expect(argv.slice(argv.indexOf('--resume'))).toEqual(['--resume', cleared]);
+      const stamp = await until(() => world.stamp('op-tr'), 'the stamp of the restored Driver', 120_000, 200);
+      timing.note(`restore: restore to the Driver's stamp ${seconds(Date.now() - started)}; its session id after --resume ${stamp === cleared ? 'kept' : `new (${stamp})`}`);
+      expect(stamp).toBe(cleared);
+      await until(async () => (await world.readTask('tr')).driverSid === cleared, 'task tr filled by the restored Driver', 30_000, 200);
+      expect((await world.readTask('tr')).handovers.at(-1)).toMatchObject({ from: cleared, to: cleared, reason: 'resume', pane: 'op-tr' });
+      const owner = await world.fleet(['owner', 'tr', '--as', cleared]);
+      expect(owner.stdout).toMatch(/^0 owner/);
+      expect(owner.exitCode).toBe(0);
+      // Its conversation is the one after /clear.
+      await until(async () => (await world.screen('op-tr')).includes('restore two'), "the second turn on the restored Driver's screen", 60_000, 250);
+      expect(await world.screen('op-tr')).not.toContain('restore one');
+      const names = (await world.tmux(['list-sessions', '-F', '#{session_name}'])).split('\n');
+      expect(names.filter((n) => n === 'op-tr')).toEqual(['op-tr']);
+    },
+  );
 
   timed('close: no process of the HOME is left', async () => {
     closed = true;

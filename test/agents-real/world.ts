@@ -51,6 +51,12 @@ export interface AgentWorld {
   /** The agent process under a session's pane (Codex's native binary, Gemini's relaunched child), or 0. */
   agentPid(session: string): number;
   processes(): { pid: number; comm: string }[];
+  /**
+   * A restart: the tmux server killed with every process of this HOME (the
+   * agents, Codex's daemon), then a new server started as the first one was
+   * (its `keeper` session, the same environment), without the plugin.
+   */
+  restartServer(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -142,7 +148,7 @@ export async function makeAgentWorld(agent: OtherAgent): Promise<AgentWorld> {
   const socket = `fleet-test-${randomBytes(6).toString('hex')}`;
   const tmux = async (args: string[]) => (await execa('tmux', ['-L', socket, ...args], { env: agentEnv, extendEnv: false })).stdout;
   await execa('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'keeper', '-x', '200', '-y', '50', 'sleep 86400'], { env: agentEnv, extendEnv: false });
-  const serverPid = Number(await tmux(['display-message', '-p', '#{pid}']));
+  let serverPid = Number(await tmux(['display-message', '-p', '#{pid}']));
   const fleetEnv = { ...agentEnv, TMUX_FLEET_SOCKET: socket, TMUX: undefined, TMUX_PANE: undefined };
   const world: AgentWorld = {
     agent,
@@ -197,6 +203,14 @@ export async function makeAgentWorld(agent: OtherAgent): Promise<AgentWorld> {
       return 0;
     },
     processes: () => processesWithHome(home),
+    async restartServer() {
+      await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
+      for (const p of world.processes()) signal(p.pid, 'SIGKILL');
+      await waitFor(() => world.processes().length === 0 && !pidExists(serverPid), `no process with HOME ${home}`, 10_000, 100);
+      await removeSocketFile(socket);
+      await execa('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'keeper', '-x', '200', '-y', '50', 'sleep 86400'], { env: agentEnv, extendEnv: false });
+      serverPid = Number(await tmux(['display-message', '-p', '#{pid}']));
+    },
     async close() {
       await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
       await model.close();

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sleep } from '../helpers/env';
-import { transcriptHasConversation } from '../../src/registry/transcript';
+import { continuedIn, transcriptHasConversation } from '../../src/registry/transcript';
 import { optionDefault } from '../../src/options';
+import { ROOT } from '../helpers/paths';
 import { seconds, tierTimings } from '../helpers/tier';
 import { checkLaunchPrompts } from '../helpers/launch-prompts';
 import { cmdlineOf, openDashboard } from './dashboard';
@@ -452,6 +453,84 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       expect(takeover.exitCode).toBe(0);
       expect((await world.readTask('ta')).driverSid).toBe(OTHER);
     });
+
+    // On the versions whose resumes and parks are followed (a resumed 2.1.197 was seen to exit before it stamped).
+    if (traits.resume && traits.parks)
+    timed(
+      "restore: a Driver that had a turn, /clear and a second turn, and a tab parked on a job; the server killed with every agent process (the job's daemon too): the load says what can be restored; restore brings each back in a new session of its name, the Driver in its conversation after /clear, the tab in its job's; owner 0, one session each",
+      async () => {
+        const rs = await world.spawn('rs');
+        await world.typeLine(rs.session, 'restore one: the turn before the clear');
+        await until(() => world.model.traffic.some((t) => t.promptText?.includes('restore one')), 'the first turn at the model', 60_000, 200);
+        const cleared = await clearFollows(world, 'rs', rs);
+        await world.typeLine(rs.session, 'restore two: the turn after the clear');
+        await until(() => {
+          const file = transcriptOf(world.home, cleared.sid);
+          return file !== '' && readFileSync(file, 'utf8').includes('restore two');
+        }, "the second turn's prompt in the transcript after /clear", 60_000, 250);
+        await until(() => world.rowOf(cleared.sid)?.status === 'idle', 'the second turn done', 60_000, 200);
+
+        // The tab: its work parked on a background job that takes up the turn (and waits for a permission).
+        const tab = await world.spawn('rp');
+        const before = jobDirs(world);
+        await world.typeLine(tab.session, 'park me: list the root');
+        await until(() => ['busy', 'waiting'].includes(world.rowOf(tab.sid)?.status ?? ''), 'the tab busy', 60_000, 200);
+        await world.waitForPrompt(tab.session);
+        await sleep(500);
+        await world.tmux(['send-keys', '-t', `=${tab.session}:`, 'Left']);
+        const jobId = await until(() => newJobDir(world, before), 'the job of the park', 90_000, 100);
+        const job = await until(() => world.rows().find((r) => r.jobId === jobId && r.kind === 'bg'), 'the job row', 60_000, 200);
+        await until(() => {
+          const file = transcriptOf(world.home, job.sessionId);
+          return file !== '' && transcriptHasConversation(file) ? file : '';
+        }, "the job's own conversation", 90_000, 250);
+        await until(() => continuedIn(transcriptOf(world.home, tab.sid)) === job.sessionId, "the tab's transcript ending in the job", 30_000, 250);
+
+        const oldPids = [rs.row.pid, tab.row.pid, job.pid];
+        await world.restartServer();
+        expect(world.processes().map((p) => p.pid).filter((p) => oldPids.includes(p))).toEqual([]);
+        // The load on the new server: no client yet, so the message waits for the first one.
+        await world.tmux(['run-shell', join(ROOT, 'tmux-plugin.tmux')]);
+        const said = await until(async () => {
+          const m = await world.tmux(['show-option', '-gqv', '@fleet-pending-messages']).catch(() => '');
+          return /\d+ tasks can be restored: prefix R/.test(m) ? m : '';
+        }, 'the load saying what can be restored', 60_000, 250);
+        timing.note(`restore: the load said "${said.trim().replace(/^· /, '')}"`);
+
+        const started = Date.now();
+        const r = await world.fleet(['restore', 'rs', 'rp']);
+        timing.note(`restore: output:\n${r.stdout.trimEnd()}`);
+        expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+        expect(r.stdout).toContain(`restored rs: resumed conversation ${cleared.sid} in a new tmux session op-rs`);
+        expect(r.stdout).toContain(`restored rp: resumed background job ${jobId}'s conversation ${job.sessionId} (the tab ${tab.sid} had parked its work on it) in a new tmux session op-rp`);
+
+        // The Driver: a new process in a new op-rs, stamped with the id it resumed; the task is its again.
+        const stamp = await until(() => world.stamp('op-rs'), 'the stamp of the restored Driver', 120_000, 200);
+        timing.note(`restore: restore to the Driver's stamp ${seconds(Date.now() - started)}; its session id after --resume ${stamp === cleared.sid ? 'kept' : `new (${stamp})`}`);
+        expect(stamp).toBe(cleared.sid);
+        // A new process's row (the killed one's may be left behind, dead: a power cut leaves them so).
+        await until(() => world.rows().find((r) => r.sessionId === cleared.sid && !oldPids.includes(r.pid)), "the restored Driver's row", 60_000, 200);
+        await until(async () => (await world.readTask('rs')).driverSid === cleared.sid, 'task rs filled by the restored Driver', 30_000, 200);
+        expect((await world.readTask('rs')).handovers.at(-1)).toMatchObject({ from: cleared.sid, to: cleared.sid, reason: 'resume', pane: 'op-rs' });
+        const owner = await world.fleet(['owner', 'rs', '--as', cleared.sid]);
+        expect(owner.stdout).toMatch(/^0 owner/);
+        expect(owner.exitCode).toBe(0);
+        // Its conversation is the one after /clear: the second turn's prompt, not the first's.
+        await until(async () => (await world.screen('op-rs')).includes('restore two'), "the second turn on the restored Driver's screen", 60_000, 250);
+        expect(await world.screen('op-rs')).not.toContain('restore one');
+        // The parked tab: its job's conversation, resumed in the Driver's session.
+        const parked = await until(() => world.stamp('op-rp'), 'the stamp of the restored tab', 120_000, 200);
+        timing.note(`restore: the parked tab came back as ${parked === job.sessionId ? "its job's session id" : parked}`);
+        expect(parked).toBe(job.sessionId);
+        await until(async () => (await world.readTask('rp')).driverSid === job.sessionId, 'task rp filled with the job conversation', 30_000, 200);
+        expect((await world.readTask('rp')).handovers.at(-1)).toMatchObject({ from: tab.sid, to: job.sessionId, reason: 'resume', resumed: job.sessionId, job: jobId });
+        expect((await world.fleet(['owner', 'rp', '--as', job.sessionId])).exitCode).toBe(0);
+        await until(async () => (await world.screen('op-rp')).includes('park me'), "the job's turn on the restored tab's screen", 60_000, 250);
+        // One session each.
+        const names = (await world.tmux(['list-sessions', '-F', '#{session_name}'])).split('\n');
+        expect(names.filter((n) => n === 'op-rs' || n === 'op-rp').sort()).toEqual(['op-rp', 'op-rs']);
+      },
+    );
 
     timed('close: the world closes leaving no process of its HOME (daemon stopped, server killed)', async () => {
       closed = true;

@@ -69,6 +69,13 @@ export interface ClaudeWorld {
   notices(): string[];
   /** Processes running (not zombies) with this world's HOME. */
   processes(): { pid: number; comm: string }[];
+  /**
+   * A restart: the tmux server killed with every process of this HOME (the
+   * agents, Claude Code's daemon and its jobs), then a new server started as
+   * the first one was (its `keeper` session, the same environment and global
+   * options), the plugin not loaded yet.
+   */
+  restartServer(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -150,7 +157,7 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
     env: agentEnv,
     extendEnv: false,
   });
-  const serverPid = Number(await tmux(['display-message', '-p', '#{pid}']));
+  let serverPid = Number(await tmux(['display-message', '-p', '#{pid}']));
   const fleetEnv = { ...agentEnv, TMUX_FLEET_SOCKET: socket, TMUX: undefined, TMUX_PANE: undefined, CLAUDE_CONFIG_DIR: undefined, TMUX_FLEET_REGISTRY: undefined };
   const outers: string[] = [];
   const world: ClaudeWorld = {
@@ -254,6 +261,24 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
         return [];
       }
     },
+    async restartServer() {
+      await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
+      // As a power cut leaves them: every process killed at once, nothing told to stop first.
+      for (const p of world.processes()) signal(p.pid, 'SIGKILL');
+      await waitFor(
+        () => {
+          for (const p of world.processes()) signal(p.pid, 'SIGKILL');
+          return world.processes().length === 0 && !pidExists(serverPid);
+        },
+        `no process with HOME ${home}`,
+        20_000,
+        100,
+      );
+      await removeSocketFile(socket);
+      await execa('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'keeper', '-x', '200', '-y', '50', 'sleep 86400'], { env: agentEnv, extendEnv: false });
+      serverPid = Number(await tmux(['display-message', '-p', '#{pid}']));
+      await setGlobals();
+    },
     async close() {
       for (const outer of outers.splice(0)) {
         await execa('tmux', ['-L', outer, 'kill-server'], { reject: false });
@@ -273,7 +298,8 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
       else await rm(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
-  try {
+  /** The user's configuration of the server, before the plugin loads. */
+  async function setGlobals(): Promise<void> {
     await tmux(['set-option', '-g', '@fleet-agent-cmd', binary]);
     // The status line a user puts the tokens in, before the plugin rewrites them; toasts stay long enough to be read.
     await tmux(['set-option', '-g', 'status-left', '[#{fleet_owner}][#{fleet_hop}][#{fleet_agent}][#{fleet_attention}] ']);
@@ -283,6 +309,9 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
     // Notifications also through a command (docs/notify.md): each one a line in <HOME>/notices.
     await tmux(['set-option', '-g', '@fleet-notify', 'toast terminal command']);
     await tmux(['set-option', '-g', '@fleet-notify-command', `printf '%s %s\\n' "$FLEET_EVENT" "$FLEET_TEXT" >> '${join(home, 'notices')}'`]);
+  }
+  try {
+    await setGlobals();
     await tmux(['run-shell', join(ROOT, 'tmux-plugin.tmux')]);
     const hooks = await world.fleet(['hooks', 'install']);
     if (hooks.exitCode !== 0) throw new Error(`hooks install: ${hooks.stderr}`);
