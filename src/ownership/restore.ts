@@ -322,7 +322,7 @@ export async function restoreTasks(ctx: Context, opts: RestoreOptions = {}): Pro
       items.push({ ...base, action: 'restored', agent: r.agent, reason: `resumed ${describeConversation(plan.conversation)} ${how}` });
     } catch (err) {
       if (err instanceof LeaveTask) items.push({ slug, action: err.refused ? 'refused' : 'skipped', reason: err.message });
-      else items.push({ slug, action: 'refused', reason: errorMessage(err).replace(/^spawn: /, '') });
+      else items.push({ slug, action: 'refused', reason: errorMessage(err).replace(/^spawn(?: --resume)?: /, '') });
     }
   }
   const count = (a: RestoreAction) => items.filter((i) => i.action === a).length;

@@ -252,11 +252,15 @@ export async function startInPane(tmux: Tmux, plan: SpawnSessionPlan & { pane: s
   return { ok: false, sessionId, error: tmuxErrorText(r.stderr, r.exitCode) };
 }
 
-/** Undoes startInPane: the session loses the nonce, the pane runs its own command again (the shell it had). */
+/**
+ * Undoes startInPane: the session loses the nonce, and the pane gets a shell
+ * again (what tmux-resurrect had left there). Not `respawn-pane` without a
+ * command: tmux would run the pane's last command again, the agent's.
+ */
 export async function undoStartInPane(tmux: Tmux, session: string, pane: string): Promise<void> {
   await tmux.tryChain([
     ['set-option', '-u', '-t', sessionTarget(session), '@spawn_nonce'],
-    ['respawn-pane', '-k', '-t', pane],
+    ['respawn-pane', '-k', '-t', pane, '/bin/sh', '-c', 'exec "${SHELL:-/bin/sh}"'],
   ]);
 }
 

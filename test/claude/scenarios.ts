@@ -390,7 +390,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
     }
 
     if (traits.resume) {
-      timed('resume: r on the row of a task whose Driver was killed runs spawn --replace --resume; the task follows (handover reason resume)', async () => {
+      timed('resume: r on the row of a task whose Driver was killed restores it; the task follows (handover reason resume)', async () => {
         const tr = await world.spawn('tr');
         await world.typeLine(tr.session, 'write a sonnet about sockets');
         // Something to resume: the conversation on disk. The transcript file comes first with only
@@ -404,7 +404,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
 
         const dash = await openDashboard(world);
         await dash.select(/^ {2}tr /);
-        await until(async () => (await dash.screen()).includes('r resumes it'), 'the row to offer r', 20_000, 250);
+        await until(async () => (await dash.screen()).includes('r restores it'), 'the row to offer r', 20_000, 250);
         await dash.press('r');
         const task = await until(async () => {
           const t = await world.readTask('tr');
@@ -473,12 +473,14 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         // The tab: its work parked on a background job that takes up the turn (and waits for a permission).
         const tab = await world.spawn('rp');
         const before = jobDirs(world);
-        await world.typeLine(tab.session, 'park me: list the root');
+        await world.typeLine(tab.session, 'park for restore: list the root');
         await until(() => ['busy', 'waiting'].includes(world.rowOf(tab.sid)?.status ?? ''), 'the tab busy', 60_000, 200);
         await world.waitForPrompt(tab.session);
         await sleep(500);
         await world.tmux(['send-keys', '-t', `=${tab.session}:`, 'Left']);
-        const jobId = await until(() => newJobDir(world, before), 'the job of the park', 90_000, 100);
+        const jobId = await until(() => newJobDir(world, before), 'the job of the park', 90_000, 100).catch(async (err: Error) => {
+          throw new Error(`${err.message}\n${await whatIsSeen(world, '', tab.session)}`);
+        });
         const job = await until(() => world.rows().find((r) => r.jobId === jobId && r.kind === 'bg'), 'the job row', 60_000, 200);
         await until(() => {
           const file = transcriptOf(world.home, job.sessionId);
@@ -525,7 +527,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         await until(async () => (await world.readTask('rp')).driverSid === job.sessionId, 'task rp filled with the job conversation', 30_000, 200);
         expect((await world.readTask('rp')).handovers.at(-1)).toMatchObject({ from: tab.sid, to: job.sessionId, reason: 'resume', resumed: job.sessionId, job: jobId });
         expect((await world.fleet(['owner', 'rp', '--as', job.sessionId])).exitCode).toBe(0);
-        await until(async () => (await world.screen('op-rp')).includes('park me'), "the job's turn on the restored tab's screen", 60_000, 250);
+        await until(async () => (await world.screen('op-rp')).includes('park for restore'), "the job's turn on the restored tab's screen", 60_000, 250);
         // One session each.
         const names = (await world.tmux(['list-sessions', '-F', '#{session_name}'])).split('\n');
         expect(names.filter((n) => n === 'op-rs' || n === 'op-rp').sort()).toEqual(['op-rp', 'op-rs']);

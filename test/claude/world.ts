@@ -95,6 +95,7 @@ export interface WorldClient {
  * - `haiku`: text after 2.5 s (busy, then idle);
  * - `list the root`: a Bash tool call (`ls -la /`), a permission prompt in default mode;
  * - `park me`: the tab's request held (so Left parks mid-turn), the job's at once: the tool call;
+ * - `park for restore`: the same, for the restore scenario (each rule holds only its first request);
  * - `api error`: the tab's request held, then HTTP 500 for the job (it gives up after one retry);
  * - `hold`: held for two minutes (an agent at work, as offline);
  * anything else: a short text.
@@ -102,6 +103,7 @@ export interface WorldClient {
 export const TIER_SCRIPT: ScriptRule[] = [
   { match: 'haiku', delayMs: 2500, text: 'Panes split the night' },
   { match: 'park me', delayMs: 120_000, delayTimes: 1, tool: { name: 'Bash', input: { command: 'ls -la /', description: 'List the root directory' } } },
+  { match: 'park for restore', delayMs: 120_000, delayTimes: 1, tool: { name: 'Bash', input: { command: 'ls -la /', description: 'List the root directory' } } },
   { match: 'api error', delayMs: 120_000, delayTimes: 1, error: { status: 500, type: 'api_error', message: 'scripted failure' } },
   { match: 'list the root', tool: { name: 'Bash', input: { command: 'ls -la /', description: 'List the root directory' } }, after: 'The root holds the usual directories.' },
   { match: 'hold', delayMs: 120_000, text: 'held' },
