@@ -111,6 +111,8 @@ describe('the terminal channel, on a real pseudo-terminal', () => {
     await n.idle();
     await waitFor(() => oscs(mine.output()).length === 2, 'the second notification', 5000);
     expect(oscs(mine.output())[1]).toBe('9;tmux-fleet: 3 agents wait: a, b, +1 (prefix A)');
+    // The other pty's copy is written by its own script(1): waited for, not assumed.
+    await waitFor(() => oscs(other.output()).length === 1, "the other client's notification", 5000);
     expect(oscs(other.output())).toEqual(['9;tmux-fleet: 3 agents wait: a, b, +1 (prefix A)']);
   });
 
