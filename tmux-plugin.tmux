@@ -25,6 +25,7 @@ STATUS_TOKENS=(
 	"#{fleet_hop}" "#{?#{e|<:#{client_width},$HOP_FULL_WIDTH},#{@fleet-hop-short},#{@fleet-hop}}"
 	"#{fleet_agent}" "#{?#{e|<:#{client_width},$AGENT_FULL_WIDTH},#{@fleet-agent-short},#{@fleet-agent}}"
 	"#{fleet_attention}" "#{@fleet-attention}"
+	"#{fleet_window}" "#{@fleet-window}"
 )
 
 # tmux keeps only the first status-*-length columns of a side (10 and 40 by
@@ -224,7 +225,8 @@ bind_keys() {
 # Replacing is idempotent: the result holds no token.
 replace_status_tokens() {
 	local option value new i
-	for option in status-left status-right; do
+	# The window list too: #{fleet_window} marks the window of an agent that finished unseen (docs/notify.md#unseen).
+	for option in status-left status-right window-status-format window-status-current-format; do
 		value="$(tmux show-option -gqv "$option")"
 		new="$value"
 		for ((i = 0; i < ${#STATUS_TOKENS[@]}; i += 2)); do

@@ -14,7 +14,7 @@ import { lookAtFleet, noticesOf, type AgentLook } from './notices';
 import { coalesce, noticeText } from '../notify/notice';
 import { parseChannels } from '../notify/notifier';
 import { fleetAgents, fleetWaiters, ShownIds } from './agents';
-import { agentKindSegment, agentSegment, attentionSegment, hopSegment, hopShortSegment, ownerSegment, styleFormats, stylesFrom } from './segments';
+import { agentKindSegment, agentSegment, attentionSegment, hopSegment, hopShortSegment, iconOnly, ownerSegment, styleFormats, stylesFrom } from './segments';
 import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
 import {
   CachedFleetData,
@@ -259,6 +259,20 @@ export function makeRender(
     if (!base || attention !== base.attention) for (const v of values.values()) v['@fleet-attention'] = attention;
     else for (const name of set) (values.get(name) as Record<SegmentOption, string>)['@fleet-attention'] = attention;
     if (dirty && base && attention !== base.attention) dirty = undefined;
+    // The agent's window of each session marked unseen: its own status shows it too (#{fleet_window}, docs/notify.md#unseen).
+    const unseenWindows = new Map<string, { session: string; value: string }>();
+    if (unseen > 0) {
+      const windowOf = new Map(snapshot.panes.map((p) => [p.id, p.window]));
+      const firstWindow = new Map<string, string>();
+      for (const p of snapshot.panes) if (!firstWindow.has(p.session)) firstWindow.set(p.session, p.window);
+      const mark = iconOnly(styles.done, 'done');
+      for (const [name, v] of values) {
+        if (v['@fleet-unseen'] === '') continue;
+        const pane = agentPane(name);
+        const window = (pane !== null ? windowOf.get(pane) : undefined) ?? firstWindow.get(name);
+        if (window) unseenWindows.set(window, { session: name, value: mark });
+      }
+    }
     const toasts = view.events.map((e) => ({ session: e.session, text: hopToast(e) }));
     const channels = parseChannels(setOptionValue(snapshot.config, '@fleet-notify', 'notify')).channels;
     if (channels.has('toast') && notices.length > 0) {
@@ -282,6 +296,7 @@ export function makeRender(
       windows,
       notices,
       waits,
+      unseenWindows,
       rowsRead: source.rowsRead - rowsReadBefore,
       ...(redo ? { recomputed: redo.size } : {}),
       ...(dirty ? { dirty } : {}),

@@ -30,6 +30,8 @@ export interface Rendered {
   /** What this render tells the person (docs/notify.md#events), and the keys of the waits that hold now. */
   notices?: readonly Notice[];
   waits?: ReadonlySet<string>;
+  /** The windows whose agent finished unseen, and their mark (@fleet-window: #{fleet_window}, docs/notify.md#unseen). */
+  unseenWindows?: ReadonlyMap<string, { session: string; value: string }>;
   /** The sessions whose segments this render computed again (absent: all of them). */
   recomputed?: number;
   /** The registry row files this render opened. */
@@ -84,6 +86,21 @@ export function diffSegments(snapshot: TmuxSnapshot, values: Rendered['values'],
       if (s[current[option]] !== value) changes.push({ session: s.name, option, value });
     }
   }
+  return changes;
+}
+
+/** The window option of the unseen mark. */
+export const UNSEEN_WINDOW_OPTION = '@fleet-window';
+
+/** The unseen marks to write: new or changed ones set, those gone unset (where the window still exists). */
+export function diffUnseenWindows(
+  last: ReadonlyMap<string, { session: string; value: string }>,
+  want: ReadonlyMap<string, { session: string; value: string }>,
+  existing: ReadonlySet<string>,
+): OptionChange[] {
+  const changes: OptionChange[] = [];
+  for (const [window, w] of want) if (last.get(window)?.value !== w.value) changes.push({ session: w.session, window, option: UNSEEN_WINDOW_OPTION, value: w.value });
+  for (const [window, w] of last) if (!want.has(window) && existing.has(window)) changes.push({ session: w.session, window, option: UNSEEN_WINDOW_OPTION, value: '' });
   return changes;
 }
 

@@ -18,7 +18,7 @@ import { pidExists, processIdentity, stillRunning, type ProcessIdentity } from '
 import type { Tmux } from '../tmux';
 import { applyChanges } from '../tmux/apply';
 import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
-import { applyToSnapshot, diffSegments, diffWindows, toastsForClients, type Render, type WindowValues } from './segment-writes';
+import { applyToSnapshot, diffSegments, diffUnseenWindows, diffWindows, toastsForClients, type Render, type WindowValues } from './segment-writes';
 import { acquirePidFile, releasePidFile } from './supervisor-lock';
 import { Notifier, parseChannels, type NotifyWorld } from '../notify/notifier';
 import { jumpHint, setOptionValue } from './snapshot-options';
@@ -99,6 +99,8 @@ export class Supervisor {
   private tmuxDirty = true;
   /** The window options this supervisor wrote last (job windows), to write only what changes. */
   private lastWindows: WindowValues = new Map();
+  /** The unseen marks of windows this supervisor wrote last. */
+  private lastUnseenWindows: ReadonlyMap<string, { session: string; value: string }> = new Map();
   private readonly debug = process.env.TMUX_FLEET_DEBUG === '1';
   /** The hooks that wake it when a client attaches, leaves or switches are installed: its snapshot's clients are current. */
   private clientHooks = false;
@@ -287,8 +289,13 @@ export class Supervisor {
       // A fresh snapshot (toasts) may differ anywhere: compared whole.
       const dirty = snapshot === this.last ? rendered.dirty : undefined;
       // The windows that still exist matter only for windows written before.
-      const existing = this.lastWindows.size > 0 ? new Set(snapshot.panes.map((p) => p.window)) : new Set<string>();
-      const changes = [...diffSegments(snapshot, rendered.values, dirty), ...diffWindows(this.lastWindows, windows, existing)];
+      const unseenWindows = rendered.unseenWindows ?? new Map();
+      const existing = this.lastWindows.size > 0 || this.lastUnseenWindows.size > 0 ? new Set(snapshot.panes.map((p) => p.window)) : new Set<string>();
+      const changes = [
+        ...diffSegments(snapshot, rendered.values, dirty),
+        ...diffWindows(this.lastWindows, windows, existing),
+        ...diffUnseenWindows(this.lastUnseenWindows, unseenWindows, existing),
+      ];
       const toasts = toastsForClients(snapshot, rendered.toasts);
       const applied = await applyChanges(this.cfg.tmux, changes, toasts);
       this.notifier.say(rendered.notices ?? [], this.notifyWorld(snapshot), rendered.waits ?? new Set());
@@ -306,10 +313,12 @@ export class Supervisor {
         this.log(`tick ${this.stats.ticks}: tmux refused ${applied.failed.length} of ${changes.length + toasts.length} writes (first: ${applied.failed[0]?.slice(0, 3).join(' ')})`);
         this.last = null;
         this.lastWindows = new Map();
+        this.lastUnseenWindows = new Map();
       } else {
         applyToSnapshot(snapshot, changes);
         this.last = snapshot;
         this.lastWindows = windows;
+        this.lastUnseenWindows = unseenWindows;
       }
     } catch (err) {
       this.last = null;

@@ -126,6 +126,19 @@ teardown() {
 	assert_equal "$(t display-message -p -t =main: "$(t show-option -gv status-left)")" '[main] OWNER-SEGMENT'
 }
 
+@test "the window list's #{fleet_window} reads the window's own mark" {
+	t set-option -g window-status-format '#I:#W#{fleet_window}'
+	t set-option -g window-status-current-format '#I:#W*#{fleet_window}'
+	load_plugin
+	assert_equal "$(t show-option -gv window-status-format)" '#I:#W#{@fleet-window}'
+	assert_equal "$(t show-option -gv window-status-current-format)" '#I:#W*#{@fleet-window}'
+	# The supervisor marks a window of an agent that finished unseen; the session's other windows show nothing.
+	t new-window -d -t =main: -n other
+	t set-option -w -t =main:0 @fleet-window ' ✓'
+	assert_equal "$(t display-message -p -t =main:0 "$(t show-option -gv window-status-format)")" "0:$(t display-message -p -t =main:0 '#W') ✓"
+	assert_equal "$(t display-message -p -t =main:1 "$(t show-option -gv window-status-format)")" '1:other'
+}
+
 @test "a side with a token gets room: a length at tmux's default is raised" {
 	t set-option -g status-left '[#S] #{fleet_owner}'
 	t set-option -g status-right '#{fleet_owner} #{fleet_hop} #{fleet_agent} %H:%M'

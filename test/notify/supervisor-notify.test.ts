@@ -137,6 +137,9 @@ describe('unseen', () => {
     await waitFor(async () => (await opt('op-c', '@fleet-unseen')) !== '', 'op-c marked unseen', 15_000);
     expect(await opt('op-c', '@fleet-unseen')).toMatch(/^\d+ c finished its turn$/);
     expect(await opt('main', '@fleet-attention')).toContain('✓ 1 done');
+    // The agent's window is marked for #{fleet_window} in the window list: a window option, the session's other windows not.
+    const windowOpt = async () => (await server.run(['show-options', '-wqv', '-t', '=op-c:', '@fleet-window'])).trim();
+    await waitFor(async () => (await windowOpt()).includes('✓'), "op-c's window marked", 10_000);
     // The client's own status line says it.
     await waitFor(() => pty.output().includes('1 done'), 'the done count drawn on the client', 10_000);
     // The attention key: nobody waits now (a's wait answered), so it goes to what finished unseen.
@@ -146,6 +149,7 @@ describe('unseen', () => {
     expect(jump.stdout.trim()).toBe('c: switched to op-c (it finished while nobody looked)');
     await waitFor(async () => (await opt('op-c', '@fleet-unseen')) === '', 'the mark cleared', 15_000);
     expect(await opt('main', '@fleet-attention')).not.toContain('done');
+    await waitFor(async () => (await windowOpt()) === '', "the window's mark cleared", 10_000);
   });
 
   it('a turn finished in the session the client shows is seen: no mark', async () => {
