@@ -7,6 +7,10 @@ import { TmuxError } from '../errors';
 import { printable } from '../text';
 import { findStampHooks, hookHelperPath, hookNodePath, readSettings, settingsFile } from '../hooks/settings';
 import { hookAction, missingEventsNote, selectAgents, thisStampCommand } from '../hooks/agents';
+import { readSignals } from '../agents/signals';
+import { desktopRoute, parseChannels } from '../notify/notifier';
+import { optionValueIfSet } from '../options';
+import { otherAgentState, titleState } from '../agents/state';
 import { AgentDiscovery, codexThreadLocks, geminiChats, geminiDirOf, geminiSessionArg, type Discovery } from '../agents/discover';
 import { AGENT_NAMES, lookAt, type AgentKind } from '../agents/kind';
 import { lastHandover } from '../ownership/judge';
@@ -181,6 +185,7 @@ export async function runDoctor(ctx: Context, opts: { session?: string } = {}): 
             ? 'it needs node: see the node check'
             : 'reload the plugin (prefix I, or tmux run-shell <plugin>/tmux-plugin.tmux), or start `tmux-fleet supervise` in the background',
       });
+    for (const c of await notifyChecks(tmux, ctx.env)) add(c);
   }
 
   // Registry.
@@ -231,10 +236,25 @@ const HOOK_OPTIONAL: Record<AgentKind, string> = {
 };
 
 /**
- * One agent's hook: `hooks status` against this helper's command (the one
- * `hooks install` writes), then what would keep it from running (a helper
- * file or a node that is gone) and, for Codex, its daemon mode.
+ * Where notifications go (docs/notify.md#channels): the channels @fleet-notify
+ * names; a word it does not know, a desktop with no notification server
+ * reachable, a command channel with no command: each a note, not an error.
  */
+async function notifyChecks(tmux: Tmux, env: NodeJS.ProcessEnv): Promise<Check[]> {
+  const shown = await tmux.tryRun(['show-options', '-gq', '@fleet-notify']);
+  const read = await tmux.tryRun(['display-message', '-p', '#{@fleet-notify}\t#{@fleet-notify-command}']);
+  const [value = '', command = ''] = read.stdout.replace(/\n$/, '').split('\t');
+  const { channels, unknown } = parseChannels(optionValueIfSet('@fleet-notify', shown.stdout.trim() !== '', value));
+  const out: Check[] = [{ id: 'notify', state: 'ok', text: `notifications: ${channels.size > 0 ? [...channels].join(' ') : "none (@fleet-notify '')"}` }];
+  if (unknown.length > 0) out.push({ id: 'notify-unknown', state: 'skip', text: `notifications: @fleet-notify names no channel ${unknown.map((w) => JSON.stringify(w)).join(', ')} (ignored; the channels: toast terminal desktop bell command)` });
+  if (channels.has('desktop')) {
+    const route = desktopRoute(env);
+    if ('none' in route) out.push({ id: 'notify-desktop', state: 'skip', text: `notifications: desktop: ${route.none}; nothing is sent there` });
+  }
+  if (channels.has('command') && command.trim() === '') out.push({ id: 'notify-command', state: 'skip', text: 'notifications: command: @fleet-notify-command is empty; nothing is run' });
+  return out;
+}
+
 /** The agent's hook check, and a note when its state hooks are missing. */
 async function hookCheck(agent: AgentKind, env: NodeJS.ProcessEnv): Promise<Check[]> {
   const r = await stampHookCheck(agent, env);
@@ -245,7 +265,12 @@ async function hookCheck(agent: AgentKind, env: NodeJS.ProcessEnv): Promise<Chec
   return events && r.ok.state === 'ok' ? [r.ok, { id: `${r.ok.id}-events`, state: 'skip', text: `${label}: ${events}` }] : [r.ok];
 }
 
-/** The stamp hook's check of an agent (a failure or a note as `check`), else the status read and the check it passes. */
+/**
+ * One agent's hook: `hooks status` against this helper's command (the one
+ * `hooks install` writes), then what would keep it from running (a helper
+ * file or a node that is gone) and, for Codex, its daemon mode: a failure or
+ * a note as `check`, else the status read and the check it passes.
+ */
 async function stampHookCheck(agent: AgentKind, env: NodeJS.ProcessEnv): Promise<{ check: Check } | { ok: Check; result: Awaited<ReturnType<typeof hookAction>> }> {
   const id = agent === 'claude' ? 'hook' : `hook-${agent}`;
   const label = agent === 'claude' ? 'hook' : `hook (${agent})`;
@@ -381,7 +406,7 @@ async function sessionChecks(
   // The agents the kernel proves under the session's panes (docs/ownership.md#the-stamp-without-the-hook).
   const panes = await tmux.sessionPanes(session).catch(() => null);
   // With the agents that write no registry row here (Codex CLI, Gemini CLI, a Claude Code of another home).
-  const found = panes ? new AgentDiscovery().discover(panes.map((p) => ({ session, pid: p.pid })), new Set(rows.filter((r) => r.liveness !== 'gone').map((r) => r.row.pid))) : null;
+  const found = panes ? new AgentDiscovery().discover(panes.map((p) => ({ session, id: p.id, pid: p.pid })), new Set(rows.filter((r) => r.liveness !== 'gone').map((r) => r.row.pid))) : null;
   const proofRows = [...rows, ...(found?.rows ?? [])];
   const agents = panes && registryReadable ? (matchPaneAgents(panes, proofRows, new AncestryCache()).get(session) ?? []) : null;
   const bound = task !== '' || nonce !== '';
@@ -390,6 +415,8 @@ async function sessionChecks(
   add(paneProofCheck(session, stamp, bound, agents, proofRows));
   const kindCheck = agentKindCheck(session, stamp, found);
   if (kindCheck) add(kindCheck);
+  const stateCheck = otherAgentStateCheck(ctx.home, session, stamp, found, panes ?? []);
+  if (stateCheck) add(stateCheck);
 
   if (!task) add({ id: 'task', state: 'skip', text: `task: ${session} was not spawned for a task` });
   else if (!isValidSlug(task)) {
@@ -492,6 +519,26 @@ async function sessionChecks(
  * id it was started with: an in-app /clear or /resume that only the hook
  * follows. Null when no agent is found there.
  */
+/**
+ * What a Codex CLI or Gemini CLI in the session says it is doing
+ * (docs/ownership.md#what-each-agent-tells): its state as the status line
+ * shows it, and where it comes from (its hooks' last signal, its pane's title).
+ */
+export function otherAgentStateCheck(home: string, session: string, stamp: string, found: Discovery | null, panes: readonly { id: string; title: string }[]): Check | null {
+  const kind = found?.kinds.get(session);
+  if (!kind || (kind.kind !== 'codex' && kind.kind !== 'gemini') || stamp === '') return null;
+  const signal = readSignals(home, [stamp]).get(stamp) ?? null;
+  const ours = signal && panes.some((p) => p.id === signal.pane) ? signal : null;
+  const pane = panes.find((p) => p.id === (kind.pane ?? ours?.pane)) ?? panes.find((p) => titleState(kind.kind, p.title) !== null);
+  const state = otherAgentState(kind.kind, stamp, ours, pane?.title ?? null);
+  const from = [
+    ours ? `its ${ours.event} hook ${Math.max(0, Math.round((Date.now() - ours.at) / 1000))} s ago` : signal ? "a hook signal from another session's pane (not used)" : 'no hook signal (tmux-fleet hooks install adds the state hooks)',
+    pane && titleState(kind.kind, pane.title) !== null ? `its title ${JSON.stringify(printable(pane.title))}` : 'no title of its own',
+  ].join('; ');
+  if (!state) return { id: 'agent-state', state: 'skip', text: `agent state: ${kind.kind} has told nothing yet (${from})` };
+  return { id: 'agent-state', state: 'ok', text: `agent state: ${renderAgent(state)} (${from})` };
+}
+
 export function agentKindCheck(session: string, stamp: string, found: Discovery | null): Check | null {
   const unprovable = found?.unprovable.get(session);
   if (unprovable) return { id: 'agent-kind', state: 'fail', text: `agent: cannot be proven for ${session}`, fix: unprovable };

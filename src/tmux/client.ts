@@ -150,9 +150,9 @@ export class Tmux implements TmuxReads {
   }
 
   /** Every pane of one session with its first process (one `list-panes -s` call): what the pane proof walks up to. */
-  async sessionPanes(session: string): Promise<{ session: string; id: string; pid: string }[]> {
-    const out = await this.run(['list-panes', '-s', '-t', sessionTarget(session), '-F', ['#{session_name}', '#{pane_id}', '#{pane_pid}'].join(FIELD_SEP)]);
-    return parseRows(out, ['session', 'id', 'pid'] as const);
+  async sessionPanes(session: string): Promise<{ session: string; id: string; pid: string; title: string }[]> {
+    const out = await this.run(['list-panes', '-s', '-t', sessionTarget(session), '-F', ['#{session_name}', '#{pane_id}', '#{pane_pid}', '#{=100:pane_title}'].join(FIELD_SEP)]);
+    return parseRows(out, ['session', 'id', 'pid', 'title'] as const);
   }
 
   async hasSession(session: string): Promise<boolean> {

@@ -49,4 +49,22 @@ describe('doctor: optional things missing are notes, not failures', () => {
     expect(lines).toContainEqual(expect.stringMatching(/^– attach target: none \(no registry row holds myagent-session-7/));
     expect(r.exitCode).toBe(0);
   });
+
+  it('notifications to a desktop no server is reachable from, a word that names no channel, a command channel with no command: notes, exit 0', async () => {
+    await server.run(['set-option', '-g', '@fleet-notify', 'toast desktop phone command']);
+    try {
+      const r = await runFleet(['doctor', '--session', 'op-fix-login'], { env: { ...fenv.env, DBUS_SESSION_BUS_ADDRESS: '', XDG_RUNTIME_DIR: '/nonexistent' } });
+      const lines = r.stdout.split('\n').filter(Boolean);
+      expect(lines).toContainEqual('✔ notifications: toast desktop command');
+      expect(lines).toContainEqual('– notifications: @fleet-notify names no channel "phone" (ignored; the channels: toast terminal desktop bell command)');
+      expect(lines).toContainEqual(expect.stringMatching(/^– notifications: desktop: (no desktop session reachable|notify-send not found)/));
+      expect(lines).toContainEqual('– notifications: command: @fleet-notify-command is empty; nothing is run');
+      expect(r.exitCode).toBe(0);
+      // Set to '': none, said as such (a format alone cannot tell it from unset).
+      await server.run(['set-option', '-g', '@fleet-notify', '']);
+      expect((await runFleet(['doctor'], { env: fenv.env })).stdout).toContain("✔ notifications: none (@fleet-notify '')");
+    } finally {
+      await server.run(['set-option', '-gu', '@fleet-notify']);
+    }
+  });
 });

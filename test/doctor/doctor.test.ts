@@ -97,6 +97,7 @@ describe('doctor', () => {
       `✔ node: ${process.execPath} (${process.version}), found by the plugin`,
       expect.stringMatching(/^✔ helper: built from the checkout \(version \d+\.\d+\.\d+\)$/),
       `✔ supervisor: running (pid ${process.pid})`,
+      '✔ notifications: toast terminal',
       `✔ registry: ${fenv.registry}: 2 rows (0 malformed, 0 stale)`,
       `✔ hook: installed in ${join(fenv.claudeDir, 'settings.json')}: \`'${FLEET_BIN}' stamp\``,
       // The stamp alone (an older install): the state hooks are a note, with the fix.
@@ -115,7 +116,7 @@ describe('doctor', () => {
     const report = JSON.parse(j.stdout);
     expect(report).toMatchObject({ ok: true, session: 'op-demo' });
     expect(report.checks.map((c: { id: string }) => c.id)).toEqual([
-      'fleet-home', 'tmux-version', 'server', 'plugin', 'node', 'helper', 'supervisor', 'registry', 'hook', 'hook-events', 'stamp', 'pane-agent', 'task', 'attach', 'agent', 'socket',
+      'fleet-home', 'tmux-version', 'server', 'plugin', 'node', 'helper', 'supervisor', 'notify', 'registry', 'hook', 'hook-events', 'stamp', 'pane-agent', 'task', 'attach', 'agent', 'socket',
     ]);
     expect(j.stdout).not.toContain(jobSocket);
 

@@ -109,6 +109,9 @@ describe('an agent that writes no registry row', () => {
     expect(tasks.tasks.find((t) => t.slug === 'gem')?.agent).toMatchObject({ sessionId: SID, status: 'waiting', needs: 'approve Shell: ls -la /', waits: true });
     const attention = JSON.parse((await runFleet(['attention', '--json'], { env: fenv.env })).stdout) as { waiting: { who: string; what: string }[] };
     expect(attention.waiting).toEqual([expect.objectContaining({ who: 'gem', what: 'approve Shell: ls -la /' })]);
+    // doctor --session says it too, and where it comes from.
+    const doctor = await runFleet(['doctor', '--session', 'op-gem'], { env: fenv.env });
+    expect(doctor.stdout).toMatch(/^✔ agent state: approve Shell: ls -la \/ \(its Notification hook \d+ s ago; its title "✋ Action Required \(work\)"\)$/m);
     // Denied (Esc): Gemini fires no hook; its title is Ready again.
     await title('◇ Ready (work)');
     await client.waitForStatus('· idle', 15_000);
