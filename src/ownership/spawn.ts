@@ -31,7 +31,7 @@ import { createSpawnSession, killSessionById, readAsker, readPaneCurrentPath, re
 import { optionDefault, optionValue } from '../options';
 import { findParentRecord } from './parent';
 import { isValidSid } from '../sid';
-import { createTaskWorktree, removeTaskWorktree, type TaskWorktree } from './worktree';
+import { createTaskWorktree, mainCheckout, removeTaskWorktree, type TaskWorktree } from './worktree';
 
 export const LAUNCH_PROMPT_FILE = 'launch-prompt.md';
 
@@ -318,6 +318,8 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
     }
     const badCwd = startDirectoryProblem(cwd);
     if (badCwd) throw new UsageError(`spawn: the agent's directory ${JSON.stringify(cwd)} ${badCwd}`);
+    // The repository the task works in (its main checkout), for `tasks`, the dashboard and `done` (docs/tasks.md#keys).
+    const repo = wt ? wt.mainCheckout : await mainCheckout(agentCwd).catch(() => null);
 
     const dir = taskDir(ctx.home, slug);
     if (!(await isDirectory(dir))) {
@@ -417,11 +419,14 @@ export async function spawnTask(ctx: Context, slugArg: unknown, opts: SpawnOptio
           delete next.driverProcStart;
           // The job an earlier Driver's tab parked on is no part of the new process.
           delete next.driverJobId;
+          // A respawn brings an archived task back (docs/tasks.md#archived-tasks).
+          delete next.archivedAt;
           if (launcherSid) next.launcherSid = launcherSid;
           else delete next.launcherSid;
           if (parentSid) next.parentSid = parentSid;
           else delete next.parentSid;
           if (opts.label !== undefined) next.label = opts.label;
+          if (repo && (wt || !cur?.worktree)) next.repo = repo;
           if (wt) {
             next.worktree = wt.worktree;
             next.branch = wt.branch;

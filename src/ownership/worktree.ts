@@ -15,12 +15,13 @@
 //   branch was created at.
 // - Every git call is an argv array through execa; no shell ever sees a value.
 // - Failure leaves nothing behind: no branch, no worktree registration, no directory.
+import { readFileSync } from 'node:fs';
 import { lstat, mkdir, rm, rmdir } from '../fs-async';
 import { isAbsolute, join, resolve } from 'node:path';
-import { execa } from 'execa';
 import { FleetError, UsageError } from '../errors';
 import { echoInput } from '../text';
 import { assertSlug } from '../tasks/slug';
+import { git, oneLine } from './git';
 
 export const BRANCH_PREFIX = 'fleet/';
 
@@ -56,31 +57,8 @@ export interface TaskWorktree {
   baseCommit: string;
   /** Top level of the checkout the spawn ran in; git commands for rollback run there. */
   repo: string;
-}
-
-interface GitResult {
-  ok: boolean;
-  stdout: string;
-  stderr: string;
-  exitCode: number;
-}
-
-// Variables that would aim git at another repository than the -C directory.
-const GIT_ENV_OVERRIDES = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR', 'GIT_OBJECT_DIRECTORY', 'GIT_NAMESPACE', 'GIT_PREFIX'];
-
-async function git(cwd: string, args: readonly string[]): Promise<GitResult> {
-  const env: Record<string, string | undefined> = { GIT_TERMINAL_PROMPT: '0' };
-  for (const k of GIT_ENV_OVERRIDES) env[k] = undefined;
-  try {
-    const r = await execa('git', ['-C', cwd, ...args], { reject: false, env, stdin: 'ignore', timeout: 60_000 });
-    return { ok: r.exitCode === 0, stdout: String(r.stdout), stderr: String(r.stderr).trim(), exitCode: r.exitCode ?? -1 };
-  } catch (err) {
-    throw new FleetError(`could not run git: ${(err as Error).message}`);
-  }
-}
-
-function oneLine(text: string): string {
-  return text.split('\n').map((s) => s.trim()).filter(Boolean).join(' ');
+  /** The repository's main checkout (where `done --merge` merges), or null for a bare repository. */
+  mainCheckout: string | null;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -157,19 +135,73 @@ export async function createTaskWorktree(opts: CreateWorktreeOptions): Promise<T
     if (madeParent) await rmdir(parent).catch(() => undefined);
     throw new FleetError(`--worktree: git worktree add failed for ${worktree}: ${oneLine(add.stderr)}`);
   }
-  return { worktree, branch, base, baseCommit: commit, repo };
+  return { worktree, branch, base, baseCommit: commit, repo, mainCheckout: await mainCheckout(repo) };
 }
 
 async function isRegistered(repo: string, worktree: string): Promise<boolean> {
+  return (await listWorktrees(repo)).some((w) => w.path === worktree);
+}
+
+/** One entry of `git worktree list --porcelain`: the main checkout first. */
+export interface WorktreeEntry {
+  path: string;
+  /** The commit checked out ('' in a bare repository's entry). */
+  head: string;
+  /** refs/heads/<name> checked out there, or null (detached, bare). */
+  branch: string | null;
+  bare: boolean;
+  /** Registered, but its directory is gone (git prunes such an entry). */
+  prunable: boolean;
+}
+
+/** Every worktree of the repository `cwd` belongs to, the main checkout first; [] when git cannot list them. */
+export async function listWorktrees(cwd: string): Promise<WorktreeEntry[]> {
   // -z (git 2.36+) keeps paths with newlines whole; older git gets the line form.
-  let list = await git(repo, ['worktree', 'list', '--porcelain', '-z']);
+  let list = await git(cwd, ['worktree', 'list', '--porcelain', '-z']);
   let sep = '\0';
   if (!list.ok) {
-    list = await git(repo, ['worktree', 'list', '--porcelain']);
+    list = await git(cwd, ['worktree', 'list', '--porcelain']);
     sep = '\n';
   }
-  if (!list.ok) return false;
-  return list.stdout.split(sep).some((field) => field === `worktree ${worktree}`);
+  if (!list.ok) return [];
+  const out: WorktreeEntry[] = [];
+  let cur: WorktreeEntry | null = null;
+  for (const field of list.stdout.split(sep)) {
+    if (field.startsWith('worktree ')) {
+      cur = { path: field.slice('worktree '.length), head: '', branch: null, bare: false, prunable: false };
+      out.push(cur);
+    } else if (cur && field.startsWith('HEAD ')) cur.head = field.slice(5);
+    else if (cur && field.startsWith('branch ')) cur.branch = field.slice(7);
+    else if (cur && field === 'bare') cur.bare = true;
+    else if (cur && (field === 'prunable' || field.startsWith('prunable '))) cur.prunable = true;
+  }
+  return out;
+}
+
+/**
+ * The main checkout of the repository `cwd` is in (its first worktree), or
+ * null outside a repository or for a bare one (nothing to merge in there).
+ */
+export async function mainCheckout(cwd: string): Promise<string | null> {
+  const first = (await listWorktrees(cwd))[0];
+  return first && !first.bare ? first.path : null;
+}
+
+/**
+ * The main checkout a task's worktree belongs to, read from the worktree's
+ * `.git` file (`gitdir: <repo>/.git/worktrees/<name>`) without running git;
+ * null when the file is not there or says something else. For records
+ * written before spawn recorded `repo`.
+ */
+export function repoOfWorktreeFile(worktree: string): string | null {
+  try {
+    const text = readFileSync(join(worktree, '.git'), { encoding: 'utf8', flag: 'r' }).slice(0, 4096);
+    const m = /^gitdir: (.+)\n?$/.exec(text);
+    const at = m ? m[1]!.lastIndexOf('/.git/worktrees/') : -1;
+    return m && at > 0 ? m[1]!.slice(0, at) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Best-effort undo of a half-made worktree; reports what could not be removed. */
@@ -196,4 +228,11 @@ export async function removeTaskWorktree(w: Pick<TaskWorktree, 'repo' | 'worktre
   if (!isAbsolute(w.worktree)) throw new UsageError(`removeTaskWorktree: ${w.worktree} is not an absolute path`);
   const left = await undo(w);
   if (left.length > 0) throw new FleetError(`could not roll back the task worktree: ${left.join('; ')}`);
+}
+
+/** The repository a task works in (its main checkout): recorded at spawn, else read from its worktree's `.git` file; null when neither tells. */
+export function taskRepo(task: { repo?: string; worktree?: string } | null | undefined): string | null {
+  if (!task) return null;
+  if (task.repo) return task.repo;
+  return task.worktree && isAbsolute(task.worktree) ? repoOfWorktreeFile(task.worktree) : null;
 }

@@ -42,6 +42,8 @@ export const TaskSchema = z.looseObject({
   parentSid: optionalText,
   label: optionalText,
   cwd: optionalText,
+  /** The repository the task works in: its main checkout (docs/tasks.md#keys). */
+  repo: optionalText,
   worktree: optionalText,
   branch: optionalText,
   base: optionalText,
@@ -51,6 +53,8 @@ export const TaskSchema = z.looseObject({
   handovers: z.optional(z.array(Handover)),
   createdAt: optionalText,
   updatedAt: optionalText,
+  /** Set while the task is archived (`done`, `gc`); `reopen` removes it (docs/tasks.md#archived-tasks). */
+  archivedAt: optionalText,
 });
 
 export type Task = z.infer<typeof TaskSchema>;
@@ -65,4 +69,9 @@ export function ownerSid(task: Task): string {
 
 export function isPending(task: Task): boolean {
   return ownerSid(task) === '';
+}
+
+/** Archived by `done` or `gc`: left out of `tasks`, the dashboard and `attention` (docs/tasks.md#archived-tasks). */
+export function isArchived(task: Task | null | undefined): boolean {
+  return typeof task?.archivedAt === 'string' && task.archivedAt !== '';
 }
