@@ -17,4 +17,8 @@ export const LOADERS: CommandLoaders = {
   restore: () => import('./restore'),
   dashboard: () => import('./dashboard'),
   attention: () => import('./attention'),
+  done: () => import('./done'),
+  gc: () => import('./gc'),
+  reopen: () => import('./reopen'),
+  label: () => import('./label'),
 };

@@ -87,9 +87,51 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'tasks',
-    describe: 'list every task: owner, verdict, liveness, hop, agent state, age',
+    describe: 'list every task that is not archived: owner, verdict, liveness, session, hop, agent state, age, repository and branch',
     docs: 'status.md#dashboard',
     positionals: [],
+    options: {
+      archived: { type: 'boolean', describe: 'list the archived tasks instead (done, gc): when, how, and what became of the branch' },
+      group: { type: 'boolean', describe: 'group the tasks by repository' },
+    },
+  },
+  {
+    name: 'done',
+    describe:
+      "finish a task: its acceptance items confirmed, its Driver asked to exit its own way and its session closed, its worktree removed (refused with uncommitted changes), its branch merged (--merge), kept, or dropped (--discard), and the task archived",
+    docs: 'ownership.md#done',
+    positionals: [{ name: 'slug', describe: 'task slug (none with --gone)', required: false }],
+    options: {
+      yes: { type: 'boolean', describe: 'confirm every acceptance item (needed without a terminal)' },
+      merge: { type: 'boolean', describe: 'merge the task branch into the branch it was made from, in the main checkout (refused on a conflict or a dirty main checkout)' },
+      discard: { type: 'boolean', describe: 'delete the task branch even with commits its base lacks (they are named)' },
+      force: { type: 'boolean', describe: 'stop a live Driver that is not the asker' },
+      gone: { type: 'boolean', describe: 'what gc does: every task whose Driver is gone and whose worktree is clean and merged' },
+      as,
+    },
+  },
+  {
+    name: 'gc',
+    describe: 'archive every task whose Driver is gone and whose worktree is clean and merged (its worktree removed, its merged branch deleted), after a list and a confirmation',
+    docs: 'ownership.md#gc',
+    positionals: [],
+    options: { yes: { type: 'boolean', describe: 'archive them without asking (needed without a terminal)' } },
+  },
+  {
+    name: 'reopen',
+    describe: 'bring an archived task back (its worktree too, while its branch is there)',
+    docs: 'ownership.md#reopen',
+    positionals: [{ name: 'slug', describe: 'task slug', required: true }],
+    options: { resume: { type: 'boolean', describe: "respawn its Driver in its last conversation (spawn --resume)" } },
+  },
+  {
+    name: 'label',
+    describe: "set a task's label (\"\" removes it)",
+    docs: 'tasks.md#keys',
+    positionals: [
+      { name: 'slug', describe: 'task slug', required: true },
+      { name: 'text', describe: 'the label, one line', required: true },
+    ],
     options: {},
   },
   {

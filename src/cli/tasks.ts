@@ -4,21 +4,28 @@ import { registryDir, type Context } from '../context';
 import { lastHandover, reasonFor } from '../ownership/judge';
 import { resolveViewer } from '../ownership/owner';
 import { agentWaits } from '../registry/hop';
-import { tasksTable } from '../status/table';
+import { archivedTable, listedTasks, repoOf, tasksTable } from '../status/table';
 import { assertVerdictsTellable, readFleetView } from '../status/view';
 import { Tmux } from '../tmux';
 import type { Args } from './types';
 import { writeStdout, writeStderr } from './output';
 import { printable } from '../text';
 
-/** Every task: owner, the verdict for the session in its pane, liveness, hop, agent state, age. */
-export async function run(_args: Args, ctx: Context): Promise<number> {
+/**
+ * Every task not archived: owner, the verdict for the session in its pane,
+ * liveness, hop, agent state, age, repository and branch; --archived: the
+ * archived ones instead; --group: grouped by repository.
+ */
+export async function run(args: Args, ctx: Context): Promise<number> {
   const tmux = new Tmux(ctx.socket);
   // Each reason is worded for whoever runs this ("you" only in the Driver's own session).
   const [view, viewer] = await Promise.all([readFleetView(tmux, ctx.home, registryDir(ctx.env)), resolveViewer(tmux, ctx.env)]);
-  assertVerdictsTellable(view, tmux, 'tasks');
+  const archived = Boolean(args.archived);
+  const listed = listedTasks(view, archived);
+  // Archived tasks are told without tmux: they have no verdict to tell wrong.
+  if (!archived) assertVerdictsTellable({ ...view, tasks: listed }, tmux, 'tasks');
   if (ctx.json) {
-    const tasks = view.tasks.map((t) => ({
+    const tasks = listed.map((t) => ({
       slug: t.slug,
       owner: t.owner || null,
       session: t.session,
@@ -38,6 +45,12 @@ export async function run(_args: Args, ctx: Context): Promise<number> {
         : null,
       agentKind: t.agent,
       label: t.task?.label ?? null,
+      repo: repoOf(t.task)?.path ?? null,
+      branch: t.task?.branch ?? null,
+      base: t.task?.base ?? null,
+      worktree: t.task?.worktree ?? null,
+      archivedAt: t.task?.archivedAt ?? null,
+      done: t.task?.done ?? null,
       acceptance: t.task?.acceptance ?? [],
       createdAt: t.task?.createdAt ?? null,
       updatedAt: t.updatedAt,
@@ -47,11 +60,13 @@ export async function run(_args: Args, ctx: Context): Promise<number> {
     writeStdout(`${JSON.stringify({ tasks, tmuxError: view.tmuxError, registry: view.registry })}\n`);
     return 0;
   }
-  if (view.tasks.length === 0) {
-    writeStdout(`no tasks in ${ctx.home}/tasks\n`);
+  const hidden = view.tasks.length - listed.length;
+  if (listed.length === 0) {
+    writeStdout(archived ? `no archived tasks in ${ctx.home}/tasks\n` : `no tasks in ${ctx.home}/tasks${hidden > 0 ? ` (${hidden} archived: tasks --archived)` : ''}\n`);
   } else {
-    writeStdout(`${tasksTable(view).join('\n')}\n`);
+    writeStdout(`${(archived ? archivedTable(view) : tasksTable(view, Date.now(), { group: Boolean(args.group) })).join('\n')}\n`);
+    if (!archived && hidden > 0) writeStdout(`(${hidden} archived: tasks --archived)\n`);
   }
-  for (const t of view.tasks) if (t.error) writeStderr(`tmux-fleet: ${printable(t.error)}\n`);
+  for (const t of listed) if (t.error) writeStderr(`tmux-fleet: ${printable(t.error)}\n`);
   return 0;
 }

@@ -8,7 +8,8 @@ import { agentWaits } from '../registry/hop';
 import { jobIntent, renderAgent, renderHopWithIntent, sid8 } from '../status/hop-text';
 import { timeMs } from '../registry/time';
 import type { FleetAgent } from '../status/agents';
-import { acceptanceText, age, agentCell, cell, verdictCell } from '../status/table';
+import { acceptanceText, age, agentCell, cell, groupByRepo, repoOf, verdictCell } from '../status/table';
+import { isArchived } from '../tasks/schema';
 import type { FleetView } from '../status/view';
 import { restoreTarget } from '../ownership/restore';
 
@@ -44,6 +45,20 @@ export interface DashboardRow {
   reason: string;
   /** A task's acceptance gate (spawn --accept) on one line, shown above the reason when selected; '' or absent for none. */
   gate?: string;
+  /** REPO column: the task's repository by name (its main checkout's directory); '' for none. */
+  repo?: string;
+  /** BRANCH column: the task's branch. */
+  branch?: string;
+  /** An archived task (shown only when asked, `a`): `r` reopens it. */
+  archived?: boolean;
+}
+
+/** What the dashboard is asked to show beyond the default. */
+export interface RowOptions {
+  /** Archived tasks too (`a`). */
+  archived?: boolean;
+  /** Grouped by repository (`R`): rows of one repository together, its name on the first. */
+  group?: boolean;
 }
 
 
@@ -97,7 +112,8 @@ function agentRow(g: FleetAgent, now: number, home: string): DashboardRow {
 
 /**
  * Every row, those that need the user first (longest wait first), then tasks,
- * sessions and agents in order. `viewer`: the session id of whoever looks
+ * sessions and agents in order; archived tasks only when asked; grouped by
+ * repository when asked. `viewer`: the session id of whoever looks
  * (resolveViewer); each verdict's reason is worded for it.
  */
 export function dashboardRows(
@@ -106,17 +122,20 @@ export function dashboardRows(
   now: number = Date.now(),
   home: string = homedir(),
   viewer = '',
+  opts: RowOptions = {},
 ): DashboardRow[] {
   const taskOwner = new Map(view.tasks.map((t) => [t.slug, t.owner]));
   const unseenOf = new Map(view.sessions.map((s) => [s.session, s.unseen]));
-  const rows: DashboardRow[] = view.tasks.map((t) => {
-    const restorable = t.task !== null && 'sid' in restoreTarget(t.task, t.decision);
+  const tasks = view.tasks.filter((t) => opts.archived || !isArchived(t.task));
+  const rows: DashboardRow[] = tasks.map((t) => {
+    const archived = isArchived(t.task);
+    const restorable = t.task !== null && !archived && 'sid' in restoreTarget(t.task, t.decision);
     return {
       kind: 'task',
       session: t.session,
       task: t.slug,
       owner: t.error ? 'invalid' : t.owner ? sid8(t.owner) : 'pending',
-      verdict: verdictCell(t.decision),
+      verdict: archived ? 'archived' : verdictCell(t.decision),
       hop: renderHopWithIntent(t.hop),
       // A restorable row says so where its agent's state would be: it has none.
       agent: restorable ? RESTORABLE : cell(agentCell(t.state, t.agent)),
@@ -128,13 +147,18 @@ export function dashboardRows(
       ownerGone: restorable,
       attention: agentWaits(t.state),
       since: endSince(t.hop, t.state),
-      reason: withUnseen(
-        `${reasonFor(t.slug, t.decision, viewer)}${restorable ? ' · r restores it, R every task whose Driver is gone' : ''}`,
-        t.session ? unseenOf.get(t.session) : '',
-        now,
-      ),
+      reason: archived
+        ? `archived ${t.task?.archivedAt ?? ''} · r reopens it (reopen --resume)`
+        : withUnseen(
+            `${reasonFor(t.slug, t.decision, viewer)}${restorable ? ' · r restores it, R every task whose Driver is gone' : ''}`,
+            t.session ? unseenOf.get(t.session) : '',
+            now,
+          ),
       unseenAt: unseenTime(t.session ? unseenOf.get(t.session) : ''),
       gate: acceptanceText(t.task),
+      repo: repoOf(t.task)?.name ?? '',
+      branch: t.task?.branch ?? '',
+      archived,
     };
   });
   const shown = new Set(rows.map((r) => r.session).filter((s): s is string => s !== null));
@@ -166,7 +190,8 @@ export function dashboardRows(
   // Those that wait first (longest first), then what finished unseen (oldest first), then the rest in order.
   const first = rows.filter((r) => r.attention).sort((a, b) => a.since - b.since);
   const unseen = rows.filter((r) => !r.attention && r.unseenAt != null).sort((a, b) => (a.unseenAt as number) - (b.unseenAt as number));
-  return [...first, ...unseen, ...rows.filter((r) => !r.attention && r.unseenAt == null)];
+  const ordered = [...first, ...unseen, ...rows.filter((r) => !r.attention && r.unseenAt == null)];
+  return opts.group ? grouped(ordered, view) : ordered;
 }
 
 /** When an unseen mark was made (`<epoch s> <sentence>`), or null for none. */
@@ -180,6 +205,16 @@ function withUnseen(reason: string, mark: string | undefined, now: number): stri
   const at = unseenTime(mark);
   if (at === null) return reason;
   return `${reason} · unseen, ${age(new Date(at * 1000).toISOString(), now)} ago: ${cell((mark ?? '').slice(String(at).length + 1))}`;
+}
+
+/**
+ * Rows of one repository together (repositories by name, rows of none last),
+ * each group in the order it had; its name shown on its first row only.
+ */
+function grouped(rows: readonly DashboardRow[], view: FleetView): DashboardRow[] {
+  const taskOf = new Map(view.tasks.map((t) => [t.slug, t.task]));
+  const groups = groupByRepo(rows.map((r) => ({ row: r, task: r.kind === 'task' && r.slug ? (taskOf.get(r.slug) ?? null) : null })));
+  return groups.flatMap(([, list]) => list.map(({ row }, i) => (i === 0 || !row.repo ? row : { ...row, repo: ' ' })));
 }
 
 /** The rows whose cells hold `text` (case-insensitive); all rows for ''. */
@@ -208,6 +243,8 @@ const COLUMNS: Column[] = [
   // A need can be a long sentence (an API error's); the bottom line gives it whole.
   { key: 'agent', title: 'AGENT', min: 8, shrink: 2 },
   { key: 'age', title: 'AGE', min: 3, shrink: 9 },
+  { key: 'repo', title: 'REPO', min: 4, shrink: 6 },
+  { key: 'branch', title: 'BRANCH', min: 6, shrink: 0 },
   { key: 'dir', title: 'DIR', min: 3, shrink: 0, keepEnd: true },
 ];
 
@@ -241,14 +278,17 @@ export function columnWidths(cells: readonly (readonly string[])[], width: numbe
 const MIN_USEFUL_DIR = 8;
 
 /** Lines of the table for a terminal `width` columns wide (readable at 80). */
+/** Columns shown only when some row has a value in them. */
+const OPTIONAL: readonly (keyof DashboardRow)[] = ['repo', 'branch'];
+
 export function dashboardLines(rows: readonly DashboardRow[], width: number): { header: string; lines: string[] } {
   // Session names and labels come from tmux and files: no control character is drawn.
-  let columns: readonly Column[] = COLUMNS;
+  let columns: readonly Column[] = COLUMNS.filter((c) => !OPTIONAL.includes(c.key) || rows.some((r) => String(r[c.key] ?? '').trim() !== ''));
   let cells = rows.map((r) => columns.map((c) => cell(String(r[c.key] ?? '')) || '-'));
   let widths = columnWidths(cells, width, columns);
   const dir = columns.findIndex((c) => c.key === 'dir');
   if (widths[dir]! < MIN_USEFUL_DIR && cells.some((r) => len(r[dir] ?? '') > widths[dir]!)) {
-    columns = COLUMNS.filter((c) => c.key !== 'dir');
+    columns = columns.filter((c) => c.key !== 'dir');
     cells = cells.map((r) => r.filter((_, i) => i !== dir));
     widths = columnWidths(cells, width, columns);
   }

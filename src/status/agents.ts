@@ -12,6 +12,7 @@ import type { RegistryRow } from '../registry/schema';
 import { timeMs } from '../registry/time';
 import type { Tmux } from '../tmux/client';
 import { readFleet, type FleetView, type SessionView } from './view';
+import { isArchived } from '../tasks/schema';
 
 export type AgentKind = 'parked' | 'job' | 'agent';
 
@@ -241,7 +242,8 @@ export function fleetWaiters(view: FleetView, agents: readonly FleetAgent[]): Wa
   };
   for (const t of view.tasks) {
     const a = t.state;
-    if (!a || !t.session || !agentWaits(a)) continue;
+    // An archived task is out of the list (docs/tasks.md#archived-tasks).
+    if (!a || !t.session || !agentWaits(a) || isArchived(t.task)) continue;
     const end = t.hop?.follow.rows[t.hop.follow.rows.length - 1];
     const what = waitText(a);
     push({

@@ -2,7 +2,9 @@
 import { renderAgent, renderHopWithIntent, sid8 } from './hop-text';
 import { ownerState } from './segments';
 import { clip, printable } from '../text';
-import type { Task } from '../tasks/schema';
+import { isArchived, type Task } from '../tasks/schema';
+import { basename } from 'node:path';
+import { taskRepo } from '../ownership/worktree';
 import type { FleetView, SessionView, TaskView } from './view';
 import type { AgentKind } from '../agents/kind';
 import type { Decision } from '../ownership/judge';
@@ -54,6 +56,14 @@ export interface TaskRow {
   hop: string;
   agent: string;
   age: string;
+  repo: string;
+  branch: string;
+}
+
+/** A task's repository as a short name (its main checkout's directory name) and its full path; null when not known. */
+export function repoOf(task: Task | null | undefined): { name: string; path: string } | null {
+  const path = taskRepo(task);
+  return path ? { name: basename(path) || path, path } : null;
 }
 
 export function taskRow(t: TaskView, now: number = Date.now()): TaskRow {
@@ -67,6 +77,8 @@ export function taskRow(t: TaskView, now: number = Date.now()): TaskRow {
     hop: renderHopWithIntent(t.hop) || '-',
     agent: cell(agentCell(t.state, t.agent)) || '-',
     age: age(t.task?.createdAt, now),
+    repo: cell(repoOf(t.task)?.name ?? '-'),
+    branch: cell(t.task?.branch ?? '-'),
   };
 }
 
@@ -99,12 +111,55 @@ export function formatColumns(header: readonly string[], rows: readonly (readonl
   return all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length))).join('  ').trimEnd());
 }
 
-export const TASK_HEADER = ['TASK', 'OWNER', 'VERDICT', 'LIVE', 'SESSION', 'HOP', 'AGENT', 'AGE'];
+export const TASK_HEADER = ['TASK', 'OWNER', 'VERDICT', 'LIVE', 'SESSION', 'HOP', 'AGENT', 'AGE', 'REPO', 'BRANCH'];
 
-export function tasksTable(view: FleetView, now: number = Date.now()): string[] {
-  const rows = view.tasks.map((t) => Object.values(taskRow(t, now)));
-  const gates = view.tasks.filter((t) => acceptanceText(t.task) !== '').map((t) => `  ${cell(t.slug)}: ${acceptanceText(t.task)}`);
-  return [...formatColumns(TASK_HEADER, rows), ...(gates.length > 0 ? ['', 'acceptance gates:', ...gates] : [])];
+/** The tasks `tasks` and the dashboard list: those not archived, or (archived) only the archived ones (docs/tasks.md#archived-tasks). */
+export function listedTasks(view: FleetView, archived = false): FleetView['tasks'] {
+  return view.tasks.filter((t) => isArchived(t.task) === archived);
+}
+
+/**
+ * The tasks grouped by repository (the order of the groups: by name, tasks
+ * with none last), each group in the order given: [repository path or null, tasks].
+ */
+export function groupByRepo<T extends { task: Task | null }>(tasks: readonly T[]): [string | null, T[]][] {
+  const groups = new Map<string | null, T[]>();
+  for (const t of tasks) {
+    const key = repoOf(t.task)?.path ?? null;
+    groups.set(key, [...(groups.get(key) ?? []), t]);
+  }
+  return [...groups.entries()].sort(([a], [b]) => (a === null ? 1 : b === null ? -1 : basename(a).localeCompare(basename(b)) || a.localeCompare(b)));
+}
+
+export function tasksTable(view: FleetView, now: number = Date.now(), opts: { group?: boolean } = {}): string[] {
+  const tasks = listedTasks(view);
+  const gates = tasks.filter((t) => acceptanceText(t.task) !== '').map((t) => `  ${cell(t.slug)}: ${acceptanceText(t.task)}`);
+  const tail = gates.length > 0 ? ['', 'acceptance gates:', ...gates] : [];
+  if (!opts.group) return [...formatColumns(TASK_HEADER, tasks.map((t) => Object.values(taskRow(t, now)))), ...tail];
+  // One table, so the columns line up across groups; a heading line before each group.
+  const groups = groupByRepo(tasks);
+  const rows = groups.flatMap(([, list]) => list.map((t) => Object.values(taskRow(t, now))));
+  const [header, ...lines] = formatColumns(TASK_HEADER, rows);
+  const out = [header as string];
+  let i = 0;
+  for (const [path, list] of groups) {
+    out.push(cell(path ? `${basename(path)} (${path})` : '(no repository)'));
+    out.push(...lines.slice(i, i + list.length));
+    i += list.length;
+  }
+  return [...out, ...tail];
+}
+
+export const ARCHIVED_HEADER = ['TASK', 'ARCHIVED', 'BY', 'BRANCH', 'REPO', 'LABEL'];
+
+/** The archived tasks (tasks --archived): when, by done or gc, what became of the branch, where. */
+export function archivedTable(view: FleetView, now: number = Date.now()): string[] {
+  const rows = listedTasks(view, true).map((t) => {
+    const done = (t.task?.done ?? {}) as { by?: unknown; branch?: unknown };
+    const fate = typeof done.branch === 'string' ? done.branch : '-';
+    return [t.slug, `${age(t.task?.archivedAt, now)} ago`, typeof done.by === 'string' ? done.by : '-', t.task?.branch ? `${t.task.branch} (${fate})` : fate, repoOf(t.task)?.name ?? '-', t.task?.label ?? ''];
+  });
+  return formatColumns(ARCHIVED_HEADER, rows);
 }
 
 /** A task's acceptance items (spawn --accept) on one line, `tests pass · docs updated`; '' for none. */

@@ -82,7 +82,7 @@ describe('dashboard on a real server', () => {
 
   it('lists the tasks with their verdicts at 80 columns', async () => {
     const screen = await client.waitForStatus(/aaa[\s\S]*bbb/, 15_000, true);
-    expect(screen).toMatch(/TASK\s+SESSION\s+OWNER\s+VERDICT\s+HOP\s+AGENT\s+AGE\s+DIR/);
+    expect(screen).toMatch(/TASK\s+SESSION\s+OWNER\s+VERDICT\s+HOP\s+AGENT\s+AGE\s+REPO\s+DIR/);
     expect(screen).toMatch(/aaa\s+op-aaa\s+[0-9a-f]{8}\s+0 owner\s+-\s+busy\s+\d+s/);
     expect(screen).toMatch(/bbb\s+op-bbb\s+[0-9a-f]{8}\s+0 owner\s+-\s+busy\s+\d+s/);
     for (const line of screen.split('\n')) expect([...line].length).toBeLessThanOrEqual(80);
@@ -92,7 +92,7 @@ describe('dashboard on a real server', () => {
     const table = await runFleet(['tasks'], { env: fenv.env });
     expect(table.exitCode).toBe(0);
     const lines = table.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^TASK\s+OWNER\s+VERDICT\s+LIVE\s+SESSION\s+HOP\s+AGENT\s+AGE$/);
+    expect(lines[0]).toMatch(/^TASK\s+OWNER\s+VERDICT\s+LIVE\s+SESSION\s+HOP\s+AGENT\s+AGE\s+REPO\s+BRANCH$/);
     expect(lines.slice(1, 3).map((l) => l.split(/\s+/).slice(0, 6))).toEqual([
       ['aaa', expect.stringMatching(/^[0-9a-f]{8}$/), '0', 'owner', 'live', 'op-aaa'],
       ['bbb', expect.stringMatching(/^[0-9a-f]{8}$/), '0', 'owner', 'live', 'op-bbb'],
