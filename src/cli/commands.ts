@@ -21,4 +21,5 @@ export const LOADERS: CommandLoaders = {
   gc: () => import('./gc'),
   reopen: () => import('./reopen'),
   label: () => import('./label'),
+  send: () => import('./send'),
 };

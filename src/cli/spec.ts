@@ -135,6 +135,17 @@ export const COMMANDS: CommandSpec[] = [
     options: {},
   },
   {
+    name: 'send',
+    describe:
+      "type a prompt into a Driver's pane as its agent takes one (a multi-line prompt pasted as one message), or into a background job through claude attach; refused while the agent waits for an approval",
+    docs: 'ownership.md#send',
+    positionals: [
+      { name: 'target', describe: "a task slug, its Driver's tmux session, or a background job id", required: true },
+      { name: 'text', describe: 'the prompt (- reads it from stdin)', required: false },
+    ],
+    options: { file: { type: 'string', describe: 'read the prompt from a file (- for stdin)' } },
+  },
+  {
     name: 'follow',
     describe: "the hop chain of a session through Claude Code's registry",
     docs: 'hop.md#follow',
