@@ -25,5 +25,17 @@ export async function run(_args: Args, ctx: Context): Promise<number> {
     },
     // The popup's own session ($TMUX names it; a popup has no pane): "you" only where it is the Driver's.
     viewer: () => resolveViewer(tmux, ctx.env),
+    // `r` on an archived task: what `tmux-fleet reopen <slug> --resume` does.
+    reopen: async (slug) => {
+      const { reopenTask } = await import('../actions/finish');
+      const r = await reopenTask(ctx, slug, { resume: true });
+      return r.spawned?.session ?? '';
+    },
+    // `s`: what `tmux-fleet send <target> <text>` does; a refusal is the message shown.
+    send: async (target, text) => {
+      const { sendPrompt } = await import('../actions/send');
+      const r = await sendPrompt(ctx, target, text);
+      return `sent to ${r.jobId ? `job ${r.jobId}` : `${r.slug} in ${r.session}`}${r.taken ? '' : ' (its screen did not change yet)'}`;
+    },
   });
 }

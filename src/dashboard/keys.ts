@@ -12,7 +12,13 @@ export type DashboardAction =
   | { type: 'logs'; jobId: string }
   | { type: 'stop'; jobId: string }
   /** Restore these tasks (docs/ownership.md#restore); null: every task whose Driver is gone. */
-  | { type: 'restore'; slugs: string[] | null };
+  | { type: 'restore'; slugs: string[] | null }
+  /** An archived task back, its Driver resumed (reopen --resume). */
+  | { type: 'reopen'; slug: string }
+  /** A prompt typed into the row's agent (tmux-fleet send). */
+  | { type: 'send'; target: string; text: string }
+  /** The rows made again from what was read last (archived shown or hidden, grouping on or off). */
+  | { type: 'rows' };
 
 /** The keys of a chunk: escape sequences (arrows) whole, a lone ESC as Esc, every other character alone. */
 export function splitKeys(chunk: string): string[] {
@@ -39,7 +45,7 @@ const DOWN = new Set(['j', '\x1b[B', '\x1bOB']);
 const UP = new Set(['k', '\x1b[A', '\x1bOA']);
 const ENTER = new Set(['\r', '\n']);
 
-export const KEYS_HELP = 'j/k move · Enter open · l logs · x stop · r restore/refresh · R restore all · / filter · q quit';
+export const KEYS_HELP = 'j/k move · Enter open · s send · l logs · x stop · r restore/refresh · R restore all · a archived · b by repo · / filter · q quit';
 
 export class DashboardKeys {
   private all: DashboardRow[] = [];
@@ -52,6 +58,12 @@ export class DashboardKeys {
   /** An action waiting for y/n. */
   confirm: { action: DashboardAction; question: string } | null = null;
   message = '';
+  /** A prompt being typed for the row's agent (`s`): where it goes and what is typed so far. */
+  sending: { target: string; text: string } | null = null;
+  /** Archived tasks shown too (`a`). */
+  showArchived = false;
+  /** Rows grouped by repository (`R`). */
+  grouped = false;
 
   constructor(rows: readonly DashboardRow[] = []) {
     this.setRows(rows);
@@ -91,6 +103,7 @@ export class DashboardKeys {
       return null;
     }
     if (this.filtering) return this.filterKey(key);
+    if (this.sending) return this.sendKey(key);
     this.message = '';
     if (key === 'q' || key === '\x03' || key === '\x1b') {
       if (key === '\x1b' && this.filter !== '') {
@@ -113,9 +126,45 @@ export class DashboardKeys {
       this.confirm = { action: { type: 'stop', jobId: row.jobId }, question: `stop background job ${row.jobId}? (y/n)` };
     } else if (key === 'r') {
       const row = this.current();
+      if (row?.slug && row.kind === 'task' && row.archived) return { type: 'reopen', slug: row.slug };
       if (row?.slug && row.kind === 'task' && row.ownerGone) return { type: 'restore', slugs: [row.slug] };
       return { type: 'refresh' };
     } else if (key === 'R') return { type: 'restore', slugs: null };
+    else if (key === 's') {
+      const row = this.current();
+      const target = row ? sendTarget(row) : null;
+      if (!row) this.message = 'nothing selected';
+      else if (row.archived) this.message = `task ${row.task} is archived (r reopens it)`;
+      else if (!target) this.message = `${row.task}: no agent to send to on this row`;
+      else this.sending = { target, text: '' };
+    } else if (key === 'a') {
+      this.showArchived = !this.showArchived;
+      this.message = this.showArchived ? 'archived tasks shown' : 'archived tasks hidden';
+      return { type: 'rows' };
+    } else if (key === 'b') {
+      this.grouped = !this.grouped;
+      this.message = this.grouped ? 'grouped by repository' : 'not grouped';
+      return { type: 'rows' };
+    }
+    return null;
+  }
+
+  /** Typing a prompt after `s`: Enter sends it, Esc (or Ctrl-C) drops it. */
+  private sendKey(key: string): DashboardAction | null {
+    const sending = this.sending as { target: string; text: string };
+    if (ENTER.has(key)) {
+      this.sending = null;
+      if (sending.text.trim() === '') {
+        this.message = 'nothing sent (empty)';
+        return null;
+      }
+      return { type: 'send', target: sending.target, text: sending.text };
+    }
+    if (key === '\x1b' || key === '\x03') {
+      this.sending = null;
+      this.message = 'nothing sent';
+    } else if (key === '\x7f' || key === '\b') sending.text = [...sending.text].slice(0, -1).join('');
+    else if (key.length > 0 && !/^[\x00-\x1f\x7f]/.test(key)) sending.text += key;
     return null;
   }
 
@@ -168,6 +217,7 @@ export class DashboardKeys {
   statusLine(): string {
     if (this.confirm) return this.confirm.question;
     if (this.filtering) return `/${this.filter}`;
+    if (this.sending) return `send to ${this.sending.target} (Enter sends, Esc drops): ${this.sending.text}`;
     if (this.message) return this.message;
     return this.current()?.reason ?? '';
   }
@@ -175,4 +225,11 @@ export class DashboardKeys {
 
 function rowId(r: DashboardRow): string {
   return `${r.kind}\0${r.session ?? ''}\0${r.task}\0${r.jobId ?? ''}`;
+}
+
+/** What `s` sends to for a row: a task's slug, a job's id, a session's name (send refuses one that is not a Driver's); null when there is none. */
+export function sendTarget(row: DashboardRow): string | null {
+  if (row.kind === 'task') return row.slug;
+  if (row.kind === 'job' || row.kind === 'parked') return row.jobId;
+  return row.session;
 }

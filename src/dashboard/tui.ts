@@ -9,9 +9,10 @@ import { switchClient } from '../tmux/switch';
 import { readDashboardData } from '../status/agents';
 import { jobOutput, openJob, runAgentJob } from './jobs';
 import { DashboardKeys, KEYS_HELP, type DashboardAction } from './keys';
-import { dashboardLines, dashboardRows } from './rows';
+import { dashboardLines, dashboardRows, type RowOptions } from './rows';
 import { cell } from '../status/table';
 import { assertVerdictsTellable, type FleetView } from '../status/view';
+import { isArchived } from '../tasks/schema';
 
 export interface DashboardOptions {
   tmux: Tmux;
@@ -30,6 +31,10 @@ export interface DashboardOptions {
   restore?: (slugs: string[] | null) => Promise<{ summary: string; session: string | null }>;
   /** Whoever looks (resolveViewer), read at each refresh: the reasons are worded for that session id. */
   viewer?: () => Promise<string>;
+  /** `r` on an archived task: `reopen <slug> --resume`; resolves with the new tmux session. */
+  reopen?: (slug: string) => Promise<string>;
+  /** `s`: `tmux-fleet send <target> <text>`; resolves with what to say, or throws the refusal. */
+  send?: (target: string, text: string) => Promise<string>;
 }
 
 const ESC = '\x1b[';
@@ -40,7 +45,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<number> {
     const [data, viewer] = await Promise.all([readDashboardData(opts.tmux, opts.home, opts.registry), opts.viewer?.() ?? Promise.resolve('')]);
     return { ...data, viewer };
   };
-  const rowsOf = (data: Awaited<ReturnType<typeof load>>) => dashboardRows(data.view, data.agents, Date.now(), undefined, data.viewer);
+  const rowsOf = (data: Awaited<ReturnType<typeof load>>, o: RowOptions = {}) => dashboardRows(data.view, data.agents, Date.now(), undefined, data.viewer, o);
   const first = await load();
   assertVerdictsTellable(first.view, opts.tmux, 'dashboard');
   if (!input.isTTY) {
@@ -52,7 +57,10 @@ export async function runDashboard(opts: DashboardOptions): Promise<number> {
 
   let view: FleetView = first.view;
   let agentCount = first.agents.length;
+  let last = first;
   const keys = new DashboardKeys(rowsOf(first));
+  /** The rows as the keys ask for them (archived shown, grouped). */
+  const shownRows = (data: typeof first) => rowsOf(data, { archived: keys.showArchived, group: keys.grouped });
   /** A job's output shown over the table until a key is pressed. */
   let pager: { title: string; lines: string[] } | null = null;
   let busy = false;
@@ -76,10 +84,13 @@ export async function runDashboard(opts: DashboardOptions): Promise<number> {
     const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
     const waiting = rows.filter((r) => r.attention).length;
     const restorable = rows.filter((r) => r.ownerGone).length;
-    const title = `tmux-fleet · ${plural(view.tasks.length, 'task')}, ${plural(view.sessions.length, 'agent session')}, ${plural(agentCount, 'other agent')}${waiting ? ` · ${waiting} waiting` : ''}${restorable ? ` · ${restorable} restorable (R)` : ''}${keys.filter ? ` · filter: ${keys.filter}` : ''}`;
+    const archived = view.tasks.filter((t) => isArchived(t.task)).length;
+    const tasksShown = keys.showArchived ? view.tasks.length : view.tasks.length - archived;
+    const extras = `${keys.showArchived && archived ? ` (${archived} archived)` : ''}${keys.grouped ? ' · by repository' : ''}`;
+    const title = `tmux-fleet · ${plural(tasksShown, 'task')}${extras}, ${plural(view.sessions.length, 'agent session')}, ${plural(agentCount, 'other agent')}${waiting ? ` · ${waiting} waiting` : ''}${restorable ? ` · ${restorable} restorable (R)` : ''}${keys.filter ? ` · filter: ${keys.filter}` : ''}`;
     screen.push(`${ESC}1m${cell(title).slice(0, width - 1)}${ESC}0m`, `${ESC}2m${header}${ESC}0m`);
     // The selected task's acceptance gate, on its own line above the reason (which is long, and cut at the edge).
-    const gate = !keys.confirm && !keys.filtering && !keys.message && keys.current()?.gate ? `accept: ${keys.current()?.gate}` : '';
+    const gate = !keys.confirm && !keys.filtering && !keys.sending && !keys.message && keys.current()?.gate ? `accept: ${keys.current()?.gate}` : '';
     const room = Math.max(1, height - 5 - (gate ? 1 : 0));
     const top = Math.max(0, Math.min(keys.selected - room + 1, rows.length - room));
     lines.slice(top, top + room).forEach((l, i) => {
@@ -97,9 +108,10 @@ export async function runDashboard(opts: DashboardOptions): Promise<number> {
   const refresh = async () => {
     try {
       const data = await load();
+      last = data;
       view = data.view;
       agentCount = data.agents.length;
-      keys.setRows(rowsOf(data));
+      keys.setRows(shownRows(data));
     } catch (err) {
       keys.message = errorMessage(err);
     }
@@ -111,7 +123,8 @@ export async function runDashboard(opts: DashboardOptions): Promise<number> {
   input.resume();
   draw();
   const timer = setInterval(() => {
-    if (!busy && !pager) void refresh();
+    // Not while a prompt is being typed: the row it goes to stays put.
+    if (!busy && !pager && !keys.sending) void refresh();
   }, opts.refreshMs ?? 2000);
   const onResize = () => draw();
   output.on('resize', onResize);
@@ -177,6 +190,31 @@ export async function runDashboard(opts: DashboardOptions): Promise<number> {
           }
           await refresh();
           keys.message = r.summary;
+          return false;
+        }
+        case 'reopen': {
+          if (!opts.reopen) {
+            keys.message = 'reopen is not available here';
+            return false;
+          }
+          keys.message = `reopening ${a.slug}…`;
+          draw();
+          const session = await opts.reopen(a.slug);
+          await switchClient(opts.tmux, session, opts.client);
+          return true;
+        }
+        case 'rows':
+          keys.setRows(shownRows(last));
+          return false;
+        case 'send': {
+          if (!opts.send) {
+            keys.message = 'send is not available here';
+            return false;
+          }
+          keys.message = `sending to ${a.target}…`;
+          draw();
+          keys.message = await opts.send(a.target, a.text);
+          await refresh();
           return false;
         }
       }
