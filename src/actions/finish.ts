@@ -86,6 +86,11 @@ export interface DoneResult {
   plan: EndPlan;
   end: EndResult;
   archivedAt: string;
+  /**
+   * The asker is the Driver: its exit, left for last (after the caller has
+   * printed what was done), since the keys end the very command that asked.
+   */
+  selfExit: { session: string; how: string | null; run(): Promise<DriverEnd> } | null;
 }
 
 /** The agent's own way to exit, for each agent measured: Ctrl-C twice (the first interrupts a turn or a question, the second exits). */
@@ -233,9 +238,11 @@ export async function finishTask(ctx: Context, slugArg: unknown, opts: DoneOptio
     throw new FleetError(`done ${slug}: ${stopped}${errorMessage(err)}`);
   }
   const archivedAt = await archive(ctx, slug, 'done', now, end);
-  if (driver.session && driver.self) ended = await endDriver(tmux, driver.session, task, true);
   nudgeSupervisors(ctx.home, socketPathFromTmuxEnv(ctx.env));
-  return { slug, acceptance, driver: ended, plan: now, end, archivedAt };
+  const own = driver.session && driver.self ? driver.session : null;
+  const agent = isAgentKind(task.driverAgent) ? task.driverAgent : null;
+  const selfExit = own ? { session: own, how: agent ? EXIT_KEYS[agent].how : null, run: () => endDriver(tmux, own, task, true) } : null;
+  return { slug, acceptance, driver: ended, plan: now, end, archivedAt, selfExit };
 }
 
 /** A task gc would archive, or why it leaves one. */

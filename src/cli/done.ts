@@ -57,14 +57,19 @@ export async function run(args: Args, ctx: Context): Promise<number> {
       return true;
     });
     if (json) {
-      writeStdout(`${JSON.stringify({ ...r, confirmed })}\n`);
+      const { selfExit, ...rest } = r;
+      writeStdout(`${JSON.stringify({ ...rest, confirmed, selfExit: selfExit ? { session: selfExit.session, asked: selfExit.how } : null })}\n`);
+      await selfExit?.run();
       return 0;
     }
     const lines: string[] = [];
     if (r.driver) lines.push(driverEndLine(r.driver));
     lines.push(...endLines(r.plan, r.end));
     lines.push(`archived ${r.slug} (tmux-fleet reopen ${r.slug} brings it back)`);
+    // The asker is the Driver: said first, done last (its keys end the command that asked).
+    if (r.selfExit) lines.push(`Driver asked to exit${r.selfExit.how ? ` (${r.selfExit.how})` : ''}: its session ${r.selfExit.session} closes as it exits`);
     for (const l of lines) writeStdout(`${printable(`${r.slug}: ${l}`)}\n`);
+    await r.selfExit?.run();
     return 0;
   } finally {
     doneAsking();

@@ -137,6 +137,16 @@ describe('done', () => {
     expect((await git(repo, 'cat-file', '-t', c2)).trim()).toBe('commit');
   });
 
+  it('the Driver finishing its own task (the asker) needs no --force: everything is done first, then it is asked to exit and its session closes with it', async () => {
+    const d = await spawnIn('own');
+    const r = await w.fleet(['done', 'own', '--yes', '--as', d.sid]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout.split('\n').at(-1)).toBe('own: Driver asked to exit (Ctrl-C twice): its session op-own closes as it exits');
+    await waitFor(() => !pidExists(d.pid), 'the Driver exited');
+    await waitFor(async () => !(await state('own')).session, 'its session closed with it');
+    expect((await state('own')).archived).not.toBeNull();
+  });
+
   it('a worktree already removed by hand is fine: git forgets it, the branch is kept, the task archived', async () => {
     const d = await spawnIn('gone');
     const c = await commit(d.worktree, 'b.txt', 'two\n', 'b');
