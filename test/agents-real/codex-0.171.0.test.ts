@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { seconds, tierTimings } from '../helpers/tier';
 import { checkLaunchPrompts } from '../helpers/launch-prompts';
 import { turnScenarios } from './turns';
+import { sendReachesModel, sendRefusedWhileWaiting } from '../helpers/send-real';
+import { pidExists } from '../../src/proc';
 import { sleep } from '../helpers/env';
 import { recordOptionWrites, type OptionWrites } from '../helpers/option-writes';
 import { cmdline as cmdlineOf, codexHooksList, codexLocksOf, makeAgentWorld, until, type AgentWorld } from './world';
@@ -157,6 +159,22 @@ describe(`Codex CLI ${VERSION}`, () => {
 
   turnScenarios(timed, timing.note, () => world, () => ({ slug: 'tc', session: driver.session }), { agent: 'codex', approve: ['y'], waitSentence: 'approve Bash: ls -la /' });
 
+  timed('send: a multi-line prompt reaches the model as one message (a bracketed paste, then Enter); refused while Codex waits for an approval, which stays pending', async () => {
+    await until(async () => !(await world.screen(driver.session)).includes('esc to interrupt'), 'Codex idle', 60_000, 250);
+    const took = await sendReachesModel(world, 'tc');
+    timing.note(`send: a 3-line prompt at the model ${took.toFixed(1)} s after send`);
+    await until(async () => !(await world.screen(driver.session)).includes('esc to interrupt'), 'Codex idle after the sent prompt', 60_000, 250);
+    const asked = await world.fleet(['send', 'tc', 'please list the root']);
+    expect(asked.exitCode, asked.stderr).toBe(0);
+    const title = () => world.tmux(['display-message', '-p', '-t', `=${driver.session}:`, '#{pane_title}']);
+    const refused = await sendRefusedWhileWaiting(world, 'tc', async () => /Action Required/.test(await title()) && (await world.screen(driver.session)).includes('Would you like to run the following command?'));
+    expect(refused.stderr).toMatch(/the Driver of tc: it waits/);
+    timing.note(`send: the title while Codex waits: ${JSON.stringify((await title()).trim())}`);
+    // y: approved, as it would have been.
+    await world.tmux(['send-keys', '-t', `=${driver.session}:`, 'y']);
+    await until(async () => !(await world.screen(driver.session)).includes('Would you like to run the following command?'), 'the approval answered', 30_000, 250);
+  });
+
   timed('without a hook: the supervisor proves Codex by the thread lock its process holds, no prompt typed; /clear followed', async () => {
     writes = await recordOptionWrites(world.tmux, '@fleet-owner');
     const un = await world.fleet(['hooks', 'uninstall', '--agent', 'codex']);
@@ -207,6 +225,20 @@ describe(`Codex CLI ${VERSION}`, () => {
     await until(async () => ((await world.option(session, '@fleet-owner')).includes('owner tb') ? 'yes' : ''), 'owner tb', 60_000, 200);
     timing.note(`spawn to owner (hook installed, no prompt typed): ${seconds(Date.now() - started)}`);
     expect(await shown(session)).toEqual(['◌ tb pending', '● owner tb']);
+  });
+
+  timed('done: asked to exit its own way (Ctrl-C twice), Codex exits and its session closes; the task is archived', async () => {
+    const session = await world.spawn('tq');
+    const pid = await until(() => world.agentPid(session), 'the native codex process', 60_000, 200);
+    const sid = await until(() => world.stamp(session), 'the stamp by the thread lock', 60_000, 200);
+    await until(async () => (await world.readTask('tq')).driverSid === sid, 'task tq filled', 20_000, 200);
+    await until(async () => (await world.screen(session)).includes('›'), 'the prompt', 60_000, 250);
+    const r = await world.fleet(['done', 'tq', '--yes', '--force']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/tq: Driver asked to exit \(Ctrl-C twice\): it exited in ([\d.]+) s; session op-tq closed/);
+    timing.note(`done: ${r.stdout.split('\n').find((l) => l.includes('it exited in'))}`);
+    expect(pidExists(pid)).toBe(false);
+    expect((await world.readTask('tq')).archivedAt).toMatch(/^\d{4}-/);
   });
 
   timed("exit: the Driver's process exits while its pane stays open: gone, takeover allowed without --force", async () => {

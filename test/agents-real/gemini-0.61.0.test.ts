@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { seconds, tierTimings } from '../helpers/tier';
 import { checkLaunchPrompts } from '../helpers/launch-prompts';
 import { turnScenarios } from './turns';
+import { sendReachesModel, sendRefusedWhileWaiting } from '../helpers/send-real';
+import { pidExists } from '../../src/proc';
 import { cmdline, makeAgentWorld, until, type AgentWorld } from './world';
 import { recordOptionWrites, type OptionWrites } from '../helpers/option-writes';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -134,6 +136,22 @@ describe(`Gemini CLI ${VERSION}`, () => {
 
   turnScenarios(timed, timing.note, () => world, () => ({ slug: 'tg', session: driver.session }), { agent: 'gemini', approve: ['Enter'], waitSentence: 'approve Shell: ls -la /' });
 
+  timed('send: a multi-line prompt reaches the model as one message (a bracketed paste, then Enter); refused while Gemini waits for an approval, which stays pending', async () => {
+    await until(async () => (await world.screen(driver.session)).includes('Type your message'), 'Gemini idle', 60_000, 250);
+    const took = await sendReachesModel(world, 'tg');
+    timing.note(`send: a 3-line prompt at the model ${took.toFixed(1)} s after send`);
+    await until(async () => (await world.screen(driver.session)).includes('Type your message'), 'Gemini idle after the sent prompt', 60_000, 250);
+    const asked = await world.fleet(['send', 'tg', 'please list the root']);
+    expect(asked.exitCode, asked.stderr).toBe(0);
+    const title = () => world.tmux(['display-message', '-p', '-t', `=${driver.session}:`, '#{pane_title}']);
+    const refused = await sendRefusedWhileWaiting(world, 'tg', async () => /Action Required/.test(await title()) && (await world.screen(driver.session)).includes('Allow execution'));
+    expect(refused.stderr).toMatch(/the Driver of tg: it waits/);
+    timing.note(`send: the title while Gemini waits: ${JSON.stringify((await title()).trim())}`);
+    // Enter: allowed once, as it would have been.
+    await world.tmux(['send-keys', '-t', `=${driver.session}:`, 'Enter']);
+    await until(async () => !(await world.screen(driver.session)).includes('Allow execution'), 'the approval answered', 30_000, 250);
+  });
+
   timed('without a hook: the supervisor proves Gemini by its --session-id and the chat file of that id; the launch prompt goes as --prompt-interactive=<text>', async () => {
     writes = await recordOptionWrites(world.tmux, '@fleet-owner');
     const un = await world.fleet(['hooks', 'uninstall', '--agent', 'gemini']);
@@ -173,6 +191,20 @@ describe(`Gemini CLI ${VERSION}`, () => {
     await until(async () => ((await world.option(session, '@fleet-owner')).includes('owner tb') ? 'yes' : ''), 'owner tb', 120_000, 200);
     timing.note(`spawn to owner (hook installed): ${seconds(Date.now() - started)}`);
     expect(await shown(session)).toEqual(['◌ tb pending', '● owner tb']);
+  });
+
+  timed('done: asked to exit its own way (Ctrl-C twice), Gemini exits and its session closes; the task is archived', async () => {
+    const session = await world.spawn('tq');
+    const sid = await until(() => world.stamp(session), 'the stamp by --session-id', 120_000, 200);
+    const pid = await until(() => world.agentPid(session), "Gemini's relaunched child", 30_000, 200);
+    await until(async () => (await world.readTask('tq')).driverSid === sid, 'task tq filled', 20_000, 200);
+    await until(async () => (await world.screen(session)).includes('Type your message'), 'the prompt', 60_000, 250);
+    const r = await world.fleet(['done', 'tq', '--yes', '--force']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/tq: Driver asked to exit \(Ctrl-C twice\): it exited in ([\d.]+) s; session op-tq closed/);
+    timing.note(`done: ${r.stdout.split('\n').find((l) => l.includes('it exited in'))}`);
+    expect(pidExists(pid)).toBe(false);
+    expect((await world.readTask('tq')).archivedAt).toMatch(/^\d{4}-/);
   });
 
   timed("exit: the Driver's process exits while its pane stays open: gone, takeover allowed without --force", async () => {

@@ -13,6 +13,7 @@ import { optionDefault } from '../../src/options';
 import { ROOT } from '../helpers/paths';
 import { seconds, tierTimings } from '../helpers/tier';
 import { checkLaunchPrompts } from '../helpers/launch-prompts';
+import { sendReachesModel, sendRefusedWhileWaiting } from '../helpers/send-real';
 import { cmdlineOf, openDashboard } from './dashboard';
 import { captureJobState, captureRow, describeTraffic, livenessOf, makeClaudeWorld, processesWithHome, until, type ClaudeWorld, type Row, type WorldClient } from './world';
 
@@ -170,6 +171,21 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       expect(await world.option(driver.session, '@fleet-unseen')).toMatch(/^\d+ ta finished its turn$/);
     });
 
+    timed('send: a multi-line prompt reaches the model as one message; refused while the Driver waits for a permission, which stays pending', async () => {
+      await until(() => world.rowOf(driver.sid)?.status === 'idle', 'the Driver idle', 60_000, 100);
+      const took = await sendReachesModel(world, 'ta');
+      timing.note(`send: a 3-line prompt at the model ${took.toFixed(1)} s after send`);
+      await until(() => world.rowOf(driver.sid)?.status === 'idle', 'the Driver idle after the sent prompt', 60_000, 100);
+      // The permission prompt, asked for by a prompt sent the same way.
+      const asked = await world.fleet(['send', 'ta', 'please list the root']);
+      expect(asked.exitCode, asked.stderr).toBe(0);
+      const refused = await sendRefusedWhileWaiting(world, 'ta', async () => world.rowOf(driver.sid)?.status === 'waiting' && (await world.screen(driver.session)).includes('Do you want to proceed?'));
+      expect(refused.stderr).toContain('the Driver of ta: it waits (permission prompt)');
+      // 1. Yes: the wait ends as it would have.
+      await world.tmux(['send-keys', '-t', `=${driver.session}:`, 'Enter']);
+      await until(() => world.rowOf(driver.sid)?.status === 'idle', 'the Driver idle after the answer', 60_000, 100);
+    });
+
     timed(
       traits.parks
         ? "park: Left mid-turn, the job then waits for a permission: the Driver's session shows the job's need in Claude Code's words (never blank meanwhile), attention lists it under the task; Enter on its dashboard row opens claude attach, where the answer clears the wait everywhere; the job finishes; d, e, b parked"
@@ -291,6 +307,14 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         await until(() => world.rows().find((r) => r.jobId === jobId)?.status === 'idle' && world.jobState(jobId)?.tempo === 'idle', 'the job idle', 60_000, 250);
         await captureJobState(version, 'idle', world.jobState(jobId));
         if (traits.parks) {
+          // send to the job by its id: typed through its own claude attach, in a window closed again after.
+          const before = world.model.traffic.length;
+          const sent = await world.fleet(['send', jobId, 'write a haiku about background jobs']);
+          expect(sent.exitCode, sent.stderr).toBe(0);
+          expect(sent.stdout).toContain(`sent a one-line prompt to background job ${jobId} (through claude attach in op-tp)`);
+          await until(() => world.model.traffic.slice(before).some((t) => (t.promptText ?? '').trim() === 'write a haiku about background jobs'), 'the job asking the model with the sent prompt', 60_000, 250);
+          expect((await world.tmux(['list-windows', '-a', '-F', '#{window_name}'])).split('\n')).not.toContain(`send-${jobId}`);
+          await until(() => world.rows().find((r) => r.jobId === jobId)?.status === 'idle', 'the job idle after the sent prompt', 60_000, 250);
           await until(async () => (await world.option(tab.session, '@fleet-agent')).includes('idle'), "the Driver's segment idle", 20_000, 100);
           // Where the work goes back to the tab, the hop ends; Claude Code may keep it on the job.
           const still = world.rowOf(tab.sid)?.parkedJobId === jobId;
@@ -422,6 +446,34 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         await dash.quit();
       });
     }
+
+    timed(`done: a Driver that finishes its own task (done --as its own id) is asked to exit its own way and does; the task is archived${traits.resume ? '; reopen --resume restarts its conversation' : ''}`, async () => {
+      const tf = await world.spawn('tf');
+      await world.typeLine(tf.session, 'write a haiku about tmux');
+      await until(() => {
+        const file = transcriptOf(world.home, tf.sid);
+        return file !== '' && transcriptHasConversation(file) && world.rowOf(tf.sid)?.status === 'idle';
+      }, `the turn of ${tf.sid} done and in its transcript`, 60_000, 250);
+      const r = await world.fleet(['done', 'tf', '--yes', '--as', tf.sid]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toContain('tf: Driver asked to exit (Ctrl-C twice): its session op-tf closes as it exits');
+      const exitedAt = Date.now();
+      await until(() => !world.rowOf(tf.sid), `the Driver's row gone (it exited)`, 30_000, 100);
+      await until(async () => !(await world.tmux(['list-sessions', '-F', '#{session_name}'])).split('\n').includes('op-tf'), 'op-tf closed with its agent', 30_000, 100);
+      timing.note(`done: the Driver gone ${seconds(Date.now() - exitedAt)} after done returned`);
+      expect((await world.readTask('tf')).archivedAt).toMatch(/^\d{4}-/);
+      expect((await world.fleet(['tasks'])).stdout).not.toMatch(/^tf\s/m);
+      if (!traits.resume) return;
+      const back = await world.fleet(['reopen', 'tf', '--resume']);
+      expect(back.exitCode, back.stderr).toBe(0);
+      expect(back.stdout).toContain(`tf: respawned in tmux session op-tf, resuming ${tf.sid}`);
+      // Its conversation is back: the earlier turn on its screen.
+      await until(async () => (await world.screen('op-tf')).includes('write a haiku about tmux'), 'the resumed conversation on the screen', 90_000, 250).catch(async (err: Error) => {
+        throw new Error(`${err.message}\nop-tf:\n${await world.screen('op-tf').catch((e: unknown) => String(e))}`);
+      });
+      expect((await world.readTask('tf')).archivedAt).toBeUndefined();
+      await world.tmux(['kill-session', '-t', '=op-tf:']);
+    });
 
     timed(`hookless: with hooks uninstalled, spawn is stamped by process ancestry (owner 0)${traits.hooklessClear ? '; /clear hands the task over (reason clear)' : ''}`, async () => {
       const un = await world.fleet(['hooks', 'uninstall']);
