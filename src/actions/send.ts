@@ -137,8 +137,8 @@ function resolveTarget(target: string, data: DashboardData): Resolved | null {
     const sv = view.sessions.find((v) => v.session === t!.session);
     if (sv?.agentGone) throw new FleetError(`the Driver of ${t.slug} is gone from tmux session ${t.session} (its agent exited); tmux-fleet spawn ${t.slug} --resume starts it again; nothing typed`);
     // Parked work is worked on in its job: that is where a prompt goes (as the dashboard's Enter opens it).
-    if (t.hop?.following && t.hop.jobId) return { kind: 'job', slug: t.slug, task: t, session: t.session, jobId: t.hop.jobId, state: t.hop.agent, parkedBy: t.session };
-    return { kind: 'task', slug: t.slug, task: t, session: t.session, jobId: null, state: t.hop?.agent ?? null, parkedBy: null };
+    if (t.hop?.following && t.hop.jobId) return { kind: 'job', slug: t.slug, task: t, session: t.session, jobId: t.hop.jobId, state: t.state, parkedBy: t.session };
+    return { kind: 'task', slug: t.slug, task: t, session: t.session, jobId: null, state: t.state, parkedBy: null };
   }
   if (isJobId(target)) {
     const fromTask = view.tasks.find((x) => x.hop?.jobId === target);

@@ -2,16 +2,16 @@
 // (docs/ownership.md#send): a prompt typed then would answer it. The one place
 // that says so, for `send` and the dashboard's send key.
 //
-// Claude Code says it in its registry row (`status: waiting`, with
-// `waitingFor`) and, for a background job, in its state file (`tempo:
-// blocked` with a `needs` sentence). Codex CLI and Gemini CLI write no state
-// here: their pane's title says it (measured with Codex 0.171.0,
-// `[ ! ] Action Required | <title> | <dir>`, blinking with `[ . ]`, and Gemini
-// 0.61.0, `✋  Action Required (<dir>)`; tmux may draw a wide character of a
-// title as `_`).
+// From the agent's state as the fleet view has it (src/agents/state.ts):
+// Claude Code's registry row (`status: waiting`, with `waitingFor`) and, for a
+// background job, its state file (`tempo: blocked` with a `needs` sentence);
+// Codex CLI and Gemini CLI from their hooks and pane title. The title is read
+// again as the text is about to be typed (titleState: `[ ! ] Action Required |
+// …` for Codex 0.171.0, `✋  Action Required (<dir>)` for Gemini 0.61.0).
 import type { AgentKind } from './kind';
+import { titleState } from './state';
 
-/** What is known of the agent: its kind, Claude Code's state (row and job state file), its pane's title. */
+/** What is known of the agent: its kind, its state (the fleet view's), its pane's title now. */
 export interface WaitFacts {
   agent: AgentKind | null;
   state?: { status: string | null; waitingFor: string | null; needs?: string | null; tempo?: string | null; alive: boolean } | null;
@@ -21,18 +21,13 @@ export interface WaitFacts {
 /** A job that waits for its first prompt asks for just what `send` gives it. */
 const ASKS_FOR_A_PROMPT = /^send a prompt\b/i;
 
-const TITLE_WAITS: Record<Exclude<AgentKind, 'claude'>, RegExp> = {
-  codex: /^\[ [!._] \] Action Required\b/,
-  gemini: /Action Required \(.*\)\s*$/,
-};
-
 /** What the agent waits for (a short phrase), or null when nothing says it waits for an answer. */
 export function waitsForAnswer(f: WaitFacts): string | null {
   const s = f.state;
   if (s && s.alive) {
-    if (s.status === 'waiting') return s.waitingFor ? `it waits (${s.waitingFor})` : 'it waits for an answer';
+    if (s.status === 'waiting') return s.needs ? `it waits: ${s.needs}` : s.waitingFor ? `it waits (${s.waitingFor})` : 'it waits for an answer';
     if (s.tempo === 'blocked' && s.needs && !ASKS_FOR_A_PROMPT.test(s.needs)) return `it waits: ${s.needs}`;
   }
-  if (f.agent && f.agent !== 'claude' && f.paneTitle && TITLE_WAITS[f.agent].test(f.paneTitle)) return 'it waits for an approval (its title says Action Required)';
+  if (f.agent && f.agent !== 'claude' && f.paneTitle && titleState(f.agent, f.paneTitle) === 'waiting') return 'it waits for an approval (its title says Action Required)';
   return null;
 }

@@ -169,6 +169,7 @@ describe(`Codex CLI ${VERSION}`, () => {
     const title = () => world.tmux(['display-message', '-p', '-t', `=${driver.session}:`, '#{pane_title}']);
     const refused = await sendRefusedWhileWaiting(world, 'tc', async () => /Action Required/.test(await title()) && (await world.screen(driver.session)).includes('Would you like to run the following command?'));
     expect(refused.stderr).toMatch(/the Driver of tc: it waits/);
+    timing.note(`send: refused with: ${refused.stderr.trim()}`);
     timing.note(`send: the title while Codex waits: ${JSON.stringify((await title()).trim())}`);
     // y: approved, as it would have been.
     await world.tmux(['send-keys', '-t', `=${driver.session}:`, 'y']);

@@ -146,6 +146,7 @@ describe(`Gemini CLI ${VERSION}`, () => {
     const title = () => world.tmux(['display-message', '-p', '-t', `=${driver.session}:`, '#{pane_title}']);
     const refused = await sendRefusedWhileWaiting(world, 'tg', async () => /Action Required/.test(await title()) && (await world.screen(driver.session)).includes('Allow execution'));
     expect(refused.stderr).toMatch(/the Driver of tg: it waits/);
+    timing.note(`send: refused with: ${refused.stderr.trim()}`);
     timing.note(`send: the title while Gemini waits: ${JSON.stringify((await title()).trim())}`);
     // Enter: allowed once, as it would have been.
     await world.tmux(['send-keys', '-t', `=${driver.session}:`, 'Enter']);
