@@ -176,13 +176,23 @@ function doneRecord(by: 'done' | 'gc', plan: EndPlan, end: EndResult, at: string
   return rec;
 }
 
-async function archive(ctx: Context, slug: string, by: 'done' | 'gc', plan: EndPlan, end: EndResult): Promise<string> {
-  const at = new Date().toISOString();
+async function archive(ctx: Context, slug: string, by: 'done' | 'gc', plan: EndPlan, end: EndResult, at: string = new Date().toISOString()): Promise<string> {
   await updateTask(ctx.home, slug, (cur) => {
     if (!cur) return null;
     return { ...cur, archivedAt: at, done: doneRecord(by, plan, end, at) };
   });
   return at;
+}
+
+/** archivedAt alone: set while `done` finishes the task, removed again (null) when it fails. */
+async function setArchivedAt(ctx: Context, slug: string, at: string | null): Promise<void> {
+  await updateTask(ctx.home, slug, (cur) => {
+    if (!cur) return null;
+    const next = { ...cur };
+    if (at === null) delete next.archivedAt;
+    else next.archivedAt = at;
+    return next;
+  });
 }
 
 /** The commits of `now` that `before` lacks (a Driver that committed while it exited). */
@@ -213,31 +223,39 @@ export async function finishTask(ctx: Context, slugArg: unknown, opts: DoneOptio
   const preview: DonePreview = { slug, label: task.label ?? null, acceptance, driver, plan, options: opts };
   if (!(await confirm(preview))) throw new FleetError(`done ${slug}: not confirmed; nothing changed`);
 
-  // The Driver first (it may still be writing), unless it is the asker: then last.
+  // Archived before its Driver is stopped: a wake in between sees a task being finished, not a Driver
+  // that died (no "its Driver stopped" notice). Any failure from here on takes it back.
+  const archivedAt = new Date().toISOString();
+  await setArchivedAt(ctx, slug, archivedAt);
   let ended: DriverEnd | null = null;
-  if (driver.session && !driver.self) ended = await endDriver(tmux, driver.session, task, false);
-  const stopped = ended ? `its Driver's session ${ended.session} was closed already, and then: ` : '';
-
   let now = plan;
-  if (ended) {
-    const fresh = (await readTask(ctx.home, slug)) ?? task;
+  let end: EndResult;
+  try {
+    // The Driver first (it may still be writing), unless it is the asker: then last.
+    if (driver.session && !driver.self) ended = await endDriver(tmux, driver.session, task, false);
+    const stopped = ended ? `its Driver's session ${ended.session} was closed already, and then: ` : '';
+    if (ended) {
+      const fresh = (await readTask(ctx.home, slug)) ?? task;
+      try {
+        now = await planEnd(fresh, { merge: opts.merge, discard: opts.discard });
+      } catch (err) {
+        throw new FleetError(`done ${slug}: ${stopped}${errorMessage(err)}`);
+      }
+      const extra = newCommits(plan.unmerged, now.unmerged);
+      if (now.fate === 'discarded' && extra.length > 0) {
+        throw new FleetError(`done ${slug}: ${stopped}${now.branch} got commits while its Driver exited (${extra.map((c) => c.sha.slice(0, 10)).join(', ')}), which --discard was not confirmed for; nothing else changed; run done again`);
+      }
+    }
     try {
-      now = await planEnd(fresh, { merge: opts.merge, discard: opts.discard });
+      end = await applyEnd(now);
     } catch (err) {
       throw new FleetError(`done ${slug}: ${stopped}${errorMessage(err)}`);
     }
-    const extra = newCommits(plan.unmerged, now.unmerged);
-    if (now.fate === 'discarded' && extra.length > 0) {
-      throw new FleetError(`done ${slug}: ${stopped}${now.branch} got commits while its Driver exited (${extra.map((c) => c.sha.slice(0, 10)).join(', ')}), which --discard was not confirmed for; nothing else changed; run done again`);
-    }
-  }
-  let end: EndResult;
-  try {
-    end = await applyEnd(now);
   } catch (err) {
-    throw new FleetError(`done ${slug}: ${stopped}${errorMessage(err)}`);
+    await setArchivedAt(ctx, slug, null).catch(() => undefined);
+    throw err;
   }
-  const archivedAt = await archive(ctx, slug, 'done', now, end);
+  await archive(ctx, slug, 'done', now, end, archivedAt);
   nudgeSupervisors(ctx.home, socketPathFromTmuxEnv(ctx.env));
   const own = driver.session && driver.self ? driver.session : null;
   const agent = isAgentKind(task.driverAgent) ? task.driverAgent : null;

@@ -6,6 +6,7 @@ import { oneLineText } from '../agents/signals';
 import { isErrorWait, type Notice } from '../notify/notice';
 import type { Waiter } from './agents';
 import type { FleetView } from './view';
+import { isArchived } from '../tasks/schema';
 
 /** One agent as a wake sees it: enough to tell a change. */
 export interface AgentLook {
@@ -31,7 +32,8 @@ export function lookAtFleet(view: FleetView): Map<string, AgentLook> {
     out.set(`s:${s.session}`, { who: s.slug ?? s.session, status: s.state.status, session: s.session, task: s.slug, agent: s.agent });
   }
   for (const t of view.tasks) {
-    if (t.owner === '' || t.task === null) continue;
+    // An archived task's Driver was asked to exit by `done`: no news (docs/tasks.md#archived-tasks).
+    if (t.owner === '' || t.task === null || isArchived(t.task)) continue;
     const own = t.session ? sessions.get(t.session) : undefined;
     const driver = t.decision.verdict === 0 ? (own?.agentGone ? 'gone' : 'live') : t.decision.liveness === 'live' || t.decision.liveness === 'gone' ? t.decision.liveness : null;
     out.set(`t:${t.slug}`, { who: t.slug, status: null, session: t.session, task: t.slug, agent: t.agent, driver });
