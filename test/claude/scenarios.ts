@@ -172,6 +172,8 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
     });
 
     timed('send: a multi-line prompt reaches the model as one message; refused while the Driver waits for a permission, which stays pending', async () => {
+      // A wait an earlier scenario left (one that failed midway) is declined first: this one starts from an idle Driver.
+      if (world.rowOf(driver.sid)?.status === 'waiting') await world.tmux(['send-keys', '-t', `=${driver.session}:`, 'Escape']);
       await until(() => world.rowOf(driver.sid)?.status === 'idle', 'the Driver idle', 60_000, 100);
       const took = await sendReachesModel(world, 'ta');
       timing.note(`send: a 3-line prompt at the model ${took.toFixed(1)} s after send`);
