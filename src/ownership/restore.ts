@@ -15,7 +15,7 @@ import { errorMessage, TaskFileError } from '../errors';
 import { jobsDirOf, readJobStates } from '../registry/jobs';
 import { continuedIn, findTranscript, transcriptHasConversation } from '../registry/transcript';
 import { isValidSid, showSid } from '../sid';
-import type { Task } from '../tasks/schema';
+import { isArchived, type Task } from '../tasks/schema';
 import { assertSlug } from '../tasks/slug';
 import { listTasks, noSuchTask, withTaskLock } from '../tasks/store';
 import { Tmux } from '../tmux/client';
@@ -76,6 +76,8 @@ export type RestoreTarget = { sid: string } | { skip: string } | { refuse: strin
  * this gives a session id for.
  */
 export function restoreTarget(task: Task | null, decision: Decision): RestoreTarget {
+  // `done` stopped its Driver on purpose: an archived task is not brought back by a restore (docs/tasks.md#archived-tasks).
+  if (isArchived(task)) return { skip: `it is archived (tmux-fleet reopen ${task?.slug ?? '<slug>'} --resume brings it back)` };
   const owner = decision.owner ?? '';
   const checked = (sid: string, what: string): RestoreTarget =>
     isValidSid(sid) ? { sid } : { refuse: `its ${what} ${showSid(sid)} is not a session id, so there is no conversation to resume` };

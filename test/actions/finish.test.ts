@@ -76,6 +76,11 @@ describe('done', () => {
     expect(pidExists(d.pid)).toBe(false);
     expect(s.archived).toMatch(/^\d{4}-/);
     expect(s.task.done).toMatchObject({ by: 'done', branch: 'merged', worktree: 'removed', merged: { into: 'main', head: c2, commits: 2 } });
+    // Its Driver is gone on purpose: restore leaves it archived.
+    const restore = await w.fleet(['restore']);
+    expect(restore.exitCode, restore.stderr).toBe(0);
+    expect((await state('m')).session).toBe(false);
+    expect((await w.readTask('m')).archivedAt).toBe(s.archived);
     // Archived: out of tasks and attention, in tasks --archived.
     const tasks = await w.fleet(['tasks']);
     expect(tasks.stdout).toMatch(/^no tasks in .* \(1 archived: tasks --archived\)$/m);

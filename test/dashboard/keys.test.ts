@@ -65,15 +65,15 @@ describe('dashboard keys on a real attached client', () => {
     await waitFor(async () => !(await table()).some((l) => /^ {2}old\s/.test(l)), 'the archived task hidden again', 10_000);
   });
 
-  it('R groups the rows by repository: alpha\'s tasks together, its name on the first of them', async () => {
-    await press('R');
+  it('b groups the rows by repository: alpha\'s tasks together, its name on the first of them', async () => {
+    await press('b');
     await waitFor(async () => (await screen()).includes('· by repository'), 'grouped', 10_000);
     const tasks = (await table()).filter((l) => /^ {2}(a1|a2|z1)\s/.test(l));
     expect(tasks.map((l) => l.trim().split(/\s+/)[0])).toEqual(['a1', 'a2', 'z1']);
     expect(tasks[0]).toMatch(/\salpha\s+fleet\/a1\b/);
     expect(tasks[1]).not.toMatch(/\salpha\s/);
     expect(tasks[2]).toMatch(/\szeta\s+fleet\/z1\b/);
-    await press('R');
+    await press('b');
     await waitFor(async () => !(await screen()).includes('· by repository'), 'not grouped', 10_000);
   });
 
