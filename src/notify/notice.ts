@@ -50,8 +50,15 @@ export function noticeText(n: Notice): string {
  * are their sentences (`fix-login waits: approve Bash: ls · add-search finished its turn`);
  * more of one kind `3 agents wait: fix-login, add-search, +1`; of several
  * kinds, each kind's count and names: `2 waiting: a, b · 1 finished: c`.
+ * The same sentence twice is said once.
  */
-export function coalesce(notices: readonly Notice[], names = 2): string {
+export function coalesce(all: readonly Notice[], names = 2): string {
+  // One agent's same news twice (two turns ended while the notice was held) is said once.
+  const seen = new Set<string>();
+  const notices = all.filter((n) => {
+    const text = `${n.kind}\0${noticeText(n)}`;
+    return !seen.has(text) && !!seen.add(text);
+  });
   if (notices.length === 0) return '';
   if (notices.length <= 2) return notices.map(noticeText).join(' · ');
   const kinds: NoticeKind[] = ['error', 'wait', 'done'];

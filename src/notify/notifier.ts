@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { constants, existsSync, fstat, open, write, close } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { oneLineText } from '../agents/signals';
-import { coalesce, type Notice } from './notice';
+import { coalesce, noticeText, type Notice } from './notice';
 
 export const CHANNELS = ['toast', 'terminal', 'desktop', 'bell', 'command'] as const;
 export type Channel = (typeof CHANNELS)[number];
@@ -276,6 +276,8 @@ export class Notifier {
     }
     // Waits answered while held are no news any more.
     const notices = this.held.filter((n) => n.kind === 'done' || n.key === undefined || this.current.has(n.key));
+    // Said in the log: a notification the person never got is the first thing to look for there.
+    if (notices.length < this.held.length) this.io.log(`notify: left out, ended while held: ${this.held.filter((n) => !notices.includes(n)).map(noticeText).join(' · ')}`);
     this.held = [];
     for (const c of world.channels) if (c !== 'toast') this.last.set(c, now);
     if (notices.length > 0) this.speak(notices, world);

@@ -143,7 +143,16 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       await until(async () => (await client!.screen()).includes(`fleet: ta waits: ${sentence}`), 'the toast on the attached client', 20_000, 100);
       // Told beyond tmux too: the notify command ran with the wait's sentence.
       // (One notification may carry it with what else the same moments told: the turn before it ended.)
-      await until(() => world.notices().some((l) => /^(\S+ )*wait /.test(l) && l.includes(`ta waits: ${sentence}`)), 'the notify command for the wait', 20_000, 100);
+      await until(() => world.notices().some((l) => /^(\S+ )*wait /.test(l) && l.includes(`ta waits: ${sentence}`)), 'the notify command for the wait', 20_000, 100).catch((e: Error) => {
+        const log = (() => {
+          try {
+            return readFileSync(join(world.home, 'fleet', 'log'), 'utf8').split('\n').filter((l) => l.includes('notify')).slice(-10);
+          } catch {
+            return [];
+          }
+        })();
+        throw new Error(`${e.message}; the notify command got: ${JSON.stringify(world.notices())}; the supervisor's log: ${JSON.stringify(log)}`);
+      });
       const dash = await openDashboard(world);
       await until(async () => firstTableLine(await dash.screen()).startsWith('  ta '), 'the waiting task first in the dashboard', 20_000, 250);
       expect(firstTableLine(await dash.screen())).toMatch(/^ {2}ta\s+op-ta\s.*approve Bash: ls -la \//);

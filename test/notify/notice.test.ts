@@ -23,6 +23,9 @@ describe('coalesce', () => {
     [[n('done', 'a'), n('done', 'b'), n('done', 'c')], '3 agents finished: a, b, +1'],
     [[n('wait', 'a'), n('done', 'c'), n('error', 'j')], '1 failed: j · 1 waiting: a · 1 finished: c'],
     [[n('wait', 'a'), n('wait', 'b'), n('wait', 'c'), n('done', 'd')], '3 waiting: a, b, +1 · 1 finished: d'],
+    [[n('done', 'a', 'finished its turn'), n('done', 'a', 'finished its turn')], 'a finished its turn'],
+    [[n('done', 'a'), n('done', 'a'), n('wait', 'b')], 'a finished its turn · b waits: approve Bash: ls -la /'],
+    [[n('wait', 'a'), n('wait', 'a', 'approve Bash: rm x')], 'a waits: approve Bash: ls -la / · a waits: approve Bash: rm x'],
   ] as [Notice[], string][])('%#', (notices, text) => expect(coalesce(notices)).toBe(text));
 
   it('twenty waits of one wake are one line, not twenty', () => {

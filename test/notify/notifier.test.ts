@@ -127,6 +127,8 @@ describe('the terminal channel, on a real pseudo-terminal', () => {
     await n.idle();
     await waitFor(() => oscs(pty.output()).length === 2, 'the held notification', 5000);
     expect(oscs(pty.output())).toEqual(['9;tmux-fleet: a waits: approve Bash: ls -la / (prefix A)', '9;tmux-fleet: c waits: approve Bash: ls -la / (prefix A)']);
+    // What was left out is in the supervisor's log, where a missing notification is looked for.
+    expect(logs).toContain('notify: left out, ended while held: b waits: approve Bash: ls -la /');
   });
 
   it("a hostile sentence arrives inert; a tty that is not a terminal, or not this user's, is refused and logged", async () => {
