@@ -154,6 +154,13 @@ export const COMMAND_TIMEOUT_MS = 10_000;
 export const DESKTOP_ACTION_MS = 60_000;
 /** At most one notification per channel this often; notices in between are said together after. */
 export const MIN_GAP_MS = 5000;
+/**
+ * How long a notice waits for what the next moments add before it is said
+ * (docs/notify.md#coalescing): Claude Code 2.1.197 writes its row's wait about
+ * 70 ms before its PermissionRequest hook says what for, so a wait said at once
+ * would name the row's `permission prompt` and its sentence come 5 s later.
+ */
+export const SETTLE_MS = 250;
 
 interface ProcessResult {
   code: number | null;
@@ -200,21 +207,24 @@ export interface NotifierIO {
   log(message: string): void;
   env: NodeJS.ProcessEnv;
   now(): number;
-  /** MIN_GAP_MS, COMMAND_TIMEOUT_MS and DESKTOP_ACTION_MS, unless given (tests). */
+  /** MIN_GAP_MS, SETTLE_MS, COMMAND_TIMEOUT_MS and DESKTOP_ACTION_MS, unless given (tests). */
   gapMs?: number;
+  settleMs?: number;
   commandTimeoutMs?: number;
   actionTimeoutMs?: number;
 }
 
 /**
  * The supervisor's notifier. `say` takes each wake's notices with what the
- * server looks like then; the channels it names speak at once, or, within
+ * server looks like then; the channels it names speak SETTLE_MS after, or, within
  * MIN_GAP_MS of their last notification, together once the gap is over
  * (a wait answered meanwhile is left out: `current` keeps the waits that hold).
  */
 export class Notifier {
   private readonly last = new Map<Channel, number>();
   private held: Notice[] = [];
+  /** When the first notice held now came: it is said no sooner than settleMs after. */
+  private heldSince = 0;
   private timer: NodeJS.Timeout | null = null;
   private world: NotifyWorld | null = null;
   private current: ReadonlySet<string> = new Set();
@@ -226,11 +236,13 @@ export class Notifier {
   private idleWaiters: (() => void)[] = [];
 
   private readonly gapMs: number;
+  private readonly settleMs: number;
   private readonly commandMs: number;
   private readonly actionMs: number;
 
   constructor(private readonly io: NotifierIO) {
     this.gapMs = io.gapMs ?? MIN_GAP_MS;
+    this.settleMs = io.settleMs ?? SETTLE_MS;
     this.commandMs = io.commandTimeoutMs ?? COMMAND_TIMEOUT_MS;
     this.actionMs = io.actionTimeoutMs ?? DESKTOP_ACTION_MS;
   }
@@ -244,7 +256,10 @@ export class Notifier {
       this.held = [];
       return;
     }
-    if (notices.length > 0) this.held.push(...notices);
+    if (notices.length > 0) {
+      if (this.held.length === 0) this.heldSince = this.io.now();
+      this.held.push(...notices);
+    }
     this.flush();
   }
 
@@ -263,7 +278,7 @@ export class Notifier {
     const world = this.world;
     if (!world || this.held.length === 0) return this.settle();
     const now = this.io.now();
-    const next = Math.max(...[...world.channels].filter((c) => c !== 'toast').map((c) => (this.last.get(c) ?? -Infinity) + this.gapMs));
+    const next = Math.max(this.heldSince + this.settleMs, ...[...world.channels].filter((c) => c !== 'toast').map((c) => (this.last.get(c) ?? -Infinity) + this.gapMs));
     if (next > now) {
       if (this.timer === null) {
         this.timer = setTimeout(() => {

@@ -122,6 +122,7 @@ describe('the terminal channel, on a real pseudo-terminal', () => {
     const n = notifier({ gapMs: 800 });
     const w = world({ clients: [client(pty.path)] });
     n.say([wait('a')], w, new Set([wait('a').key as string]));
+    await waitFor(() => oscs(pty.output()).length === 1, 'the first notification', 5000);
     n.say([wait('b')], w, new Set([wait('a').key as string, wait('b').key as string]));
     n.say([wait('c')], w, new Set([wait('a').key as string, wait('c').key as string]));
     await n.idle();
@@ -129,6 +130,21 @@ describe('the terminal channel, on a real pseudo-terminal', () => {
     expect(oscs(pty.output())).toEqual(['9;tmux-fleet: a waits: approve Bash: ls -la / (prefix A)', '9;tmux-fleet: c waits: approve Bash: ls -la / (prefix A)']);
     // What was left out is in the supervisor's log, where a missing notification is looked for.
     expect(logs).toContain('notify: left out, ended while held: b waits: approve Bash: ls -la /');
+  });
+
+  it("a wait whose sentence comes moments after its row's (Claude Code 2.1.197) is said once, with the sentence", async () => {
+    const pty = await openPty(tmp.path);
+    ptys.push(pty);
+    const n = notifier();
+    const w = world({ clients: [client(pty.path)] });
+    const first = wait('a', 'permission prompt');
+    const then = wait('a', 'approve Bash: ls -la /');
+    n.say([first], w, new Set([first.key as string]));
+    await sleep(70);
+    n.say([then], w, new Set([then.key as string]));
+    await n.idle();
+    await waitFor(() => oscs(pty.output()).length === 1, 'the notification', 5000);
+    expect(oscs(pty.output())).toEqual(['9;tmux-fleet: a waits: approve Bash: ls -la / (prefix A)']);
   });
 
   it("a hostile sentence arrives inert; a tty that is not a terminal, or not this user's, is refused and logged", async () => {
