@@ -7,13 +7,13 @@ import { reasonFor } from '../ownership/judge';
 import { agentWaits } from '../registry/hop';
 import { jobIntent, renderAgent, renderHopWithIntent, sid8 } from '../status/hop-text';
 import { timeMs } from '../registry/time';
-import type { FleetAgent } from '../status/agents';
+import type { FleetAgent, FleetAgentRole } from '../status/agents';
 import { acceptanceText, age, agentCell, cell, groupByRepo, repoOf, verdictCell } from '../status/table';
 import { isArchived } from '../tasks/schema';
 import type { FleetView } from '../status/view';
 import { restoreTarget } from '../ownership/restore';
 
-export type RowKind = 'task' | 'session' | 'parked' | 'job' | 'agent';
+export type RowKind = 'task' | 'session' | FleetAgentRole;
 
 export interface DashboardRow {
   kind: RowKind;

@@ -14,10 +14,11 @@ import type { Tmux } from '../tmux/client';
 import { readFleet, type FleetView, type SessionView } from './view';
 import { isArchived } from '../tasks/schema';
 
-export type AgentKind = 'parked' | 'job' | 'agent';
+/** What a live agent no task or session row shows is: a parked tab, a background job, an agent outside any task. */
+export type FleetAgentRole = 'parked' | 'job' | 'agent';
 
 export interface FleetAgent {
-  kind: AgentKind;
+  kind: FleetAgentRole;
   /** The row's own session id (a parked tab's: the tab's). */
   sessionId: string;
   /** The job this row is (kind job) or parks its work on (kind parked); else null. */
