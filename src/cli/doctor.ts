@@ -1,6 +1,6 @@
 // tmux-fleet doctor [--session <name>]: one line per check, exit 1 when any fails.
 import type { Context } from '../context';
-import { renderCheck, runDoctor } from '../doctor';
+import { renderCheck, runDoctor } from '../doctor/checks';
 import type { Args } from './types';
 import { writeStdout } from './output';
 

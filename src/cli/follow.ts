@@ -14,7 +14,7 @@ import { paneSession } from '../tmux/pane';
 import { NONCE_STAMP_FORMAT, parseNonceStamp, readStamps, type StampsRead } from '../tmux/session-marks';
 import { agentProcessLiveness, parseAgentProcess } from '../agents/agent-process';
 import { AGENT_NAMES } from '../agents/kind';
-import { explainMissingStamp } from '../doctor';
+import { explainMissingStamp } from '../doctor/checks';
 import { paneToRead } from '../ownership/judge';
 import { ownerSid } from '../tasks/schema';
 import { isValidSlug } from '../tasks/slug';

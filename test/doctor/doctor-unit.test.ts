@@ -1,6 +1,6 @@
 // The pure parts of doctor: which server and session $TMUX names, tmux's "no server" answer, the stamp fix for each case.
 import { describe, expect, it } from 'vitest';
-import { missingStamp, noServerSocket, stampCheckFor } from '../../src/doctor';
+import { missingStamp, noServerSocket, stampCheckFor } from '../../src/doctor/checks';
 import type { PaneAgent } from '../../src/ownership/pane-agents';
 import { Tmux, tmuxEnvSession } from '../../src/tmux/client';
 
