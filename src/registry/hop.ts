@@ -6,7 +6,7 @@
 // end changes, its derived state is reset, never merged: the events arriving
 // now carry another session id.
 import { chainLink, follow, parkedJob, type FollowResult } from './follow';
-import type { JobState } from './job-state';
+import type { JobState } from './jobs';
 import type { LiveRow } from './liveness';
 import { printable } from '../text';
 

@@ -1,18 +1,41 @@
 // What a background job says it needs, in Claude Code's own words: its state
-// file <config>/jobs/<jobId>/state.json (docs/hop.md#the-job-state-file).
-// Read through the helper's one safe reader (no link followed, no FIFO
-// opened, a size cap), only for job ids a registry row names, and joined to
-// rows by job id alone.
+// file <config>/jobs/<jobId>/state.json (docs/hop.md#the-job-state-file), as
+// the JobState type, the wait it states (jobNeeds) and the reader. Read
+// through the helper's one safe reader (no link followed, no FIFO opened, a
+// size cap), only for job ids a registry row names, and joined to rows by job
+// id alone. Follow, in the fast bundle of `owner`, uses jobNeeds: the file's
+// schema is built at the first read, not when the module loads.
 import { lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { dirTrustProblem } from '../context';
 import { readRegularFile, UnsafeFileError } from '../fs-safe';
 import * as z from '../zod';
-import { type JobState } from './job-state';
 import { JOB_ID_RE } from './job-id';
 import type { LiveRow } from './liveness';
 
-export { JOB_ID_RE, jobNeeds, type JobState } from './job-state';
+/** A job's state as Claude Code wrote it (absent fields are null). */
+export interface JobState {
+  jobId: string;
+  /** `working`, `blocked`, `stopped`, ... */
+  state: string | null;
+  /** `active`, `idle` or `blocked`. */
+  tempo: string | null;
+  /** What it needs from the user, e.g. `approve Bash: ls -la /`; present while blocked. */
+  needs: string | null;
+  detail: string | null;
+  /** What the job was asked to do (its first prompt's words, as Claude Code keeps them). */
+  intent: string | null;
+  /** The job's title. */
+  name: string | null;
+  sessionId: string | null;
+  updatedAt: string | number | null;
+}
+
+/** The wait a state file states: `tempo: "blocked"` with a `needs` sentence, else null. */
+export function jobNeeds(job: Pick<JobState, 'tempo' | 'needs'> | null | undefined): string | null {
+  if (!job || job.tempo !== 'blocked' || !job.needs || job.needs.trim() === '') return null;
+  return job.needs;
+}
 
 /** A state file is about 1.5 KB; anything near this is not one. */
 export const MAX_JOB_STATE_BYTES = 256 * 1024;
@@ -29,19 +52,21 @@ export function jobsDirOf(registryDir: string): string {
   return join(dirname(registryDir), 'jobs');
 }
 
-const optionalText = z.optional(z.nullable(z.string()));
-
-/** The fields tmux-fleet reads; the file holds many more (kept out: nothing else is used). */
-const JobStateFileSchema = z.looseObject({
-  state: optionalText,
-  tempo: optionalText,
-  needs: optionalText,
-  detail: optionalText,
-  intent: optionalText,
-  name: optionalText,
-  sessionId: optionalText,
-  updatedAt: z.optional(z.nullable(z.union([z.string(), z.number()]))),
-});
+/** The fields tmux-fleet reads; the file holds many more (kept out: nothing else is used). Built at the first read. */
+function makeStateFileSchema() {
+  const optionalText = z.optional(z.nullable(z.string()));
+  return z.looseObject({
+    state: optionalText,
+    tempo: optionalText,
+    needs: optionalText,
+    detail: optionalText,
+    intent: optionalText,
+    name: optionalText,
+    sessionId: optionalText,
+    updatedAt: z.optional(z.nullable(z.union([z.string(), z.number()]))),
+  });
+}
+let stateFileSchema: ReturnType<typeof makeStateFileSchema> | null = null;
 
 export function parseJobState(jobId: string, text: string): JobState | null {
   let json: unknown;
@@ -50,7 +75,7 @@ export function parseJobState(jobId: string, text: string): JobState | null {
   } catch {
     return null;
   }
-  const parsed = JobStateFileSchema.safeParse(json);
+  const parsed = (stateFileSchema ??= makeStateFileSchema()).safeParse(json);
   if (!parsed.success) return null;
   const d = parsed.data;
   return {

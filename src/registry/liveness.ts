@@ -5,7 +5,7 @@
 // (another pid domain, or only a Windows procStartFt) is `unknown`, never
 // `gone`. This is the one place the judge, Follow, the supervisor, doctor and
 // the /clear proof get a row's liveness from.
-import type { JobState } from './job-state';
+import type { JobState } from './jobs';
 import {
   bootTime,
   collapseSpaces,

@@ -10,7 +10,7 @@ import { readdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { stat } from '../fs-async';
 import { runDir, signalsDir, tasksDir } from '../context';
-import { JOB_ID_RE } from '../registry/job-state';
+import { JOB_ID_RE } from '../registry/job-id';
 import { JOB_STATE_FILE, jobsDirOf, stateFileSignature } from '../registry/jobs';
 import { isValidSlug } from '../tasks/slug';
 import type { Tmux } from '../tmux';
