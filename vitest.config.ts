@@ -8,7 +8,7 @@ export const TEST_CACHE_HOME = join(tmpdir(), `tmux-fleet-test-cache-${process.g
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The real-agent tier has its own config (vitest.claude.config.ts, `npm run test:claude`).
+    // The real-agent tier has its own config (vitest.agents.config.ts, `npm run test:agents`).
     exclude: ['**/node_modules/**', '**/.git/**', 'test/claude/**', 'test/agents-real/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     // The caller's TMUX, TMUX_FLEET_* and CLAUDE_* variables are cleared in every worker.

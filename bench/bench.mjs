@@ -793,7 +793,7 @@ async function benchNotify() {
   const version = '2.1.333';
   const cache = process.env.TMUX_FLEET_CLAUDE_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'tmux-fleet-test', 'claude-code');
   const claude = join(cache, version, 'claude');
-  if (!existsSync(claude)) return note(`| h | notification lag from the agent's write (real Claude Code ${version}) | skipped: not in the cache (npm run test:claude fetches it) | < 1 s | |`);
+  if (!existsSync(claude)) return note(`| h | notification lag from the agent's write (real Claude Code ${version}) | skipped: not in the cache (npm run test:agents fetches it) | < 1 s | |`);
   const SCRIPT = (spawnSync('command', ['-v', 'script'], { shell: true, encoding: 'utf8' }).stdout || '').trim();
   if (!SCRIPT) return note('| h | notification lag | skipped: script(1) missing | < 1 s | |');
   const { startModelServer } = await import(join(root, 'test', 'fixtures', 'model-server.mjs'));

@@ -103,8 +103,8 @@ function environ(pid: number): string[] {
 
 export async function makeAgentWorld(agent: OtherAgent): Promise<AgentWorld> {
   const { version, binary } = pinned(agent);
-  if (!existsSync(binary)) throw new Error(`${agent} ${version} is not in the cache (${binary}); run the tier with npm run test:claude`);
-  const homesRoot = process.env.TMUX_FLEET_CLAUDE_HOMES || tmpdir();
+  if (!existsSync(binary)) throw new Error(`${agent} ${version} is not in the cache (${binary}); run the tier with npm run test:agents`);
+  const homesRoot = process.env.TMUX_FLEET_TIER_HOMES || tmpdir();
   const home = await mkdtemp(join(homesRoot, `home-${agent}-${version}-`));
   const work = join(home, 'work');
   await mkdir(work, { recursive: true });

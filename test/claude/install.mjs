@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /**
- * The versions `npm run test:claude` runs: the newest (2.1.333: job state files,
+ * The versions `npm run test:agents` runs: the newest (2.1.333: job state files,
  * parkedJobId, tmux and pidDomain) and 2.1.197 (none of the row's fields; its
  * parks are not linked to their tabs). `-- --version <v>` runs any other one.
  */

@@ -66,7 +66,7 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       if (!closed) await world?.close();
       // The tier's timings and what the agent sent the model server, in its output (the closing note quotes them).
       timing.print();
-      console.log(traffic.map((t, i) => `claude tier traffic: ${version} ${String(i + 1).padStart(3)} ${t}`).join('\n'));
+      console.log(traffic.map((t, i) => `agents tier traffic: ${version} ${String(i + 1).padStart(3)} ${t}`).join('\n'));
     });
 
     timed('a, f: spawn: the real hook stamps; owner 0 for the Driver, 9 other <sid> live for anyone else; @fleet-owner green', async () => {

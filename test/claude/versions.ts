@@ -1,6 +1,6 @@
 // What each Claude Code version of the tier can do (docs/hop.md#what-claude-code-writes).
 // The pinned versions are in test/claude/install.mjs; a version not named here
-// (`npm run test:claude -- --version <v>`, a new release) is held to the newest's traits.
+// (`npm run test:agents -- --version <v>`, a new release) is held to the newest's traits.
 import type { VersionTraits } from './scenarios';
 
 const NEWEST: VersionTraits = { parks: true, hooklessClear: true, resume: true };

@@ -118,8 +118,8 @@ export function claudeBinary(version: string): string {
 
 export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
   const binary = claudeBinary(version);
-  if (!existsSync(binary)) throw new Error(`Claude Code ${version} is not in the cache (${binary}); run the tier with npm run test:claude`);
-  const homesRoot = process.env.TMUX_FLEET_CLAUDE_HOMES || tmpdir();
+  if (!existsSync(binary)) throw new Error(`Claude Code ${version} is not in the cache (${binary}); run the tier with npm run test:agents`);
+  const homesRoot = process.env.TMUX_FLEET_TIER_HOMES || tmpdir();
   const home = await mkdtemp(join(homesRoot, `home-${version}-`));
   const work = join(home, 'work');
   const registry = join(home, '.claude', 'sessions');
@@ -296,7 +296,7 @@ export async function makeClaudeWorld(version: string): Promise<ClaudeWorld> {
       // bg-pty-host processes leave a moment after the daemon; anything still here after that is killed.
       const quiet = await waitFor(() => world.processes().length === 0, `no process with HOME ${home}`, 30_000, 250).catch(() => false);
       if (quiet === false) for (const p of world.processes()) signal(p.pid, 'SIGKILL');
-      if (process.env.TMUX_FLEET_CLAUDE_KEEP === '1') console.log(`claude tier: kept ${home}`);
+      if (process.env.TMUX_FLEET_CLAUDE_KEEP === '1') console.log(`agents tier: kept ${home}`);
       else await rm(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };

@@ -1,5 +1,5 @@
 // What the real-agent tier's worlds share: each scenario timed, with notes,
-// printed as `claude tier timing:` lines at the end (the closing note quotes
+// printed as `agents tier timing:` lines at the end (the closing note quotes
 // them), a signal that may find its process gone, and the environment a
 // user's shell gives an agent.
 import { it } from 'vitest';
@@ -37,7 +37,7 @@ export function tierTimings(label: string): TierTimings {
     },
     print: () => {
       note(`whole: ${seconds(Date.now() - t0)}`);
-      console.log(lines.map((t) => `claude tier timing: ${t}`).join('\n'));
+      console.log(lines.map((t) => `agents tier timing: ${t}`).join('\n'));
     },
   };
 }

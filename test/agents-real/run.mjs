@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// `npm run test:claude`: the real-agent tier. Fetches the pinned Claude Code
-// versions (test/claude/install.mjs) and the pinned Codex CLI and Gemini CLI
-// (test/agents-real/install.mjs) into the cache, runs the tier's vitest
-// config, prints a plain summary line (`claude tier: N passed, N failed`) and
-// checks that no process of the tier's throw-away HOMEs is left.
-// `npm run test:claude -- --version <v>` (repeatable) runs it on those versions
-// instead: a new release is one command from being checked.
+// `npm run test:agents` (alias `test:claude`): the real-agent tier. Fetches the
+// pinned Claude Code versions (test/claude/install.mjs) and the pinned Codex CLI
+// and Gemini CLI (test/agents-real/install.mjs) into the cache, runs the tier's
+// vitest config (vitest.agents.config.ts), prints a plain summary line
+// (`agents tier: N passed, N failed`) and checks that no process of the tier's
+// throw-away HOMEs is left. `npm run test:agents -- --version <v>` (repeatable)
+// runs the Claude Code part on those versions instead: a new release is one
+// command from being checked.
 // Without the package: outside CI one line and exit 0; with CI=true, exit 1.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -13,8 +14,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CLAUDE_VERSIONS, claudeCacheDir, installClaude } from './install.mjs';
-import { OTHER_AGENTS, agentsCacheDir, installAgent } from '../agents-real/install.mjs';
+import { CLAUDE_VERSIONS, claudeCacheDir, installClaude } from '../claude/install.mjs';
+import { OTHER_AGENTS, agentsCacheDir, installAgent } from './install.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const ci = process.env.CI === 'true';
@@ -32,7 +33,7 @@ for (let i = 2; i < process.argv.length; i++) {
 }
 for (const v of asked) {
   if (!/^\d+\.\d+\.\d+$/.test(v)) {
-    console.log(`claude tier: --version wants a version such as 2.1.333, not ${JSON.stringify(v)}`);
+    console.log(`agents tier: --version wants a version such as 2.1.333, not ${JSON.stringify(v)}`);
     process.exit(2);
   }
 }
@@ -45,15 +46,15 @@ for (const version of versions) {
   const t0 = Date.now();
   try {
     const binary = await installClaude(version, cacheDir);
-    console.log(`claude tier: Claude Code ${version} at ${binary} (${seconds(Date.now() - t0)})`);
+    console.log(`agents tier: Claude Code ${version} at ${binary} (${seconds(Date.now() - t0)})`);
   } catch (err) {
     const why = String(err instanceof Error ? err.message : err).split('\n')[0];
     if (ci) {
-      console.log(`claude tier: cannot fetch Claude Code ${version} (${why}); failing under CI`);
-      console.log('claude tier: 0 passed, 1 failed');
+      console.log(`agents tier: cannot fetch Claude Code ${version} (${why}); failing under CI`);
+      console.log('agents tier: 0 passed, 1 failed');
       process.exit(1);
     }
-    console.log(`claude tier: skipped, Claude Code ${version} cannot be fetched from the npm registry (${why})`);
+    console.log(`agents tier: skipped, Claude Code ${version} cannot be fetched from the npm registry (${why})`);
     process.exit(0);
   }
 }
@@ -63,15 +64,15 @@ for (const a of OTHER_AGENTS) {
   const t0 = Date.now();
   try {
     const binary = await installAgent(a, agentsCache);
-    console.log(`claude tier: ${a.name} ${a.version} at ${binary} (${seconds(Date.now() - t0)})`);
+    console.log(`agents tier: ${a.name} ${a.version} at ${binary} (${seconds(Date.now() - t0)})`);
   } catch (err) {
     const why = String(err instanceof Error ? err.message : err).split('\n')[0];
     if (ci) {
-      console.log(`claude tier: cannot fetch ${a.name} ${a.version} (${why}); failing under CI`);
-      console.log('claude tier: 0 passed, 1 failed');
+      console.log(`agents tier: cannot fetch ${a.name} ${a.version} (${why}); failing under CI`);
+      console.log('agents tier: 0 passed, 1 failed');
       process.exit(1);
     }
-    console.log(`claude tier: skipped, ${a.name} ${a.version} cannot be fetched from the npm registry (${why})`);
+    console.log(`agents tier: skipped, ${a.name} ${a.version} cannot be fetched from the npm registry (${why})`);
     process.exit(0);
   }
 }
@@ -79,9 +80,9 @@ for (const a of OTHER_AGENTS) {
 // Every throw-away HOME of the tier lives under this directory, so what is left can be found.
 const homesRoot = await mkdtemp(join(tmpdir(), 'fleet-claude-'));
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
-const child = spawn(process.execPath, [vitest, 'run', '--config', 'vitest.claude.config.ts', ...vitestArgs], {
+const child = spawn(process.execPath, [vitest, 'run', '--config', 'vitest.agents.config.ts', ...vitestArgs], {
   cwd: root,
-  env: { ...process.env, TMUX_FLEET_CLAUDE_CACHE: cacheDir, TMUX_FLEET_AGENTS_CACHE: agentsCache, TMUX_FLEET_CLAUDE_HOMES: homesRoot, TMUX_FLEET_CLAUDE_VERSIONS: versions.join(',') },
+  env: { ...process.env, TMUX_FLEET_CLAUDE_CACHE: cacheDir, TMUX_FLEET_AGENTS_CACHE: agentsCache, TMUX_FLEET_TIER_HOMES: homesRoot, TMUX_FLEET_CLAUDE_VERSIONS: versions.join(',') },
   stdio: ['inherit', 'pipe', 'pipe'],
 });
 let output = '';
@@ -103,7 +104,7 @@ const passed = count('passed');
 
 const left = processesUnder(homesRoot);
 if (left.length > 0) {
-  console.log(`claude tier: ${left.length} process(es) of the tier's HOME left: ${left.map((p) => `${p.pid} ${p.comm}`).join(', ')}; killed`);
+  console.log(`agents tier: ${left.length} process(es) of the tier's HOME left: ${left.map((p) => `${p.pid} ${p.comm}`).join(', ')}; killed`);
   for (const p of left) {
     try {
       process.kill(p.pid, 'SIGKILL');
@@ -113,10 +114,10 @@ if (left.length > 0) {
   }
   failed += 1;
 }
-if (process.env.TMUX_FLEET_CLAUDE_KEEP === '1') console.log(`claude tier: kept ${homesRoot}`);
+if (process.env.TMUX_FLEET_CLAUDE_KEEP === '1') console.log(`agents tier: kept ${homesRoot}`);
 else await rm(homesRoot, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 
-console.log(`claude tier: ${passed} passed, ${failed} failed (${seconds(Date.now() - started)}; Claude Code ${versions.join(', ')})`);
+console.log(`agents tier: ${passed} passed, ${failed} failed (${seconds(Date.now() - started)}; Claude Code ${versions.join(', ')})`);
 process.exit(code !== 0 || failed > 0 ? 1 : passed === 0 ? 1 : 0);
 
 /** Running (not zombie) processes whose HOME is under dir. */

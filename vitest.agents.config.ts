@@ -1,4 +1,4 @@
-// The real-agent tier (`npm run test:claude`, run through test/claude/run.mjs,
+// The real-agent tier (`npm run test:agents`, run through test/agents-real/run.mjs,
 // which fetches the pinned Claude Code, Codex CLI and Gemini CLI versions
 // first): test/claude/ and test/agents-real/.
 import { defineConfig } from 'vitest/config';
