@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git, initRepo } from '../helpers/git';
 import { waitFor } from '../helpers/env';
-import { json, makeWorld, type World } from '../ownership/fixture';
+import { json, makeWorld, type World } from '../helpers/stand-in-world';
 import { pidExists } from '../../src/proc';
 
 let w: World;

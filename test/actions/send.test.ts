@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/env';
-import { makeWorld, type World } from '../ownership/fixture';
+import { makeWorld, type World } from '../helpers/stand-in-world';
 import { promptTextProblem } from '../../src/actions/send';
 
 let w: World;

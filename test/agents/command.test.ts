@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { agentOfCommand, launchArgs, programWord, type PromptForm } from '../../src/agents/command';
 import { agentArgv } from '../../src/ownership/spawn';
 import { waitFor } from '../helpers/env';
-import { makeWorld, sq, type World } from '../ownership/fixture';
+import { makeWorld, sq, type World } from '../helpers/stand-in-world';
 
 describe('programWord', () => {
   it.each([

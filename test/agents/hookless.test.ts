@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportFleetEnv, startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
 import { waitFor } from '../helpers/env';
-import { makeWorld, sq, type World } from '../ownership/fixture';
+import { makeWorld, sq, type World } from '../helpers/stand-in-world';
 
 let w: World;
 let supervisor: RunningSupervisor;

@@ -2,7 +2,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { json, makeWorld, nonce, type World } from './fixture';
+import { json, makeWorld, nonce, type World } from '../helpers/stand-in-world';
 
 let w: World;
 beforeEach(async () => {

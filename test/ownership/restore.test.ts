@@ -5,7 +5,7 @@ import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/env';
-import { json, makeWorld, type World } from './fixture';
+import { json, makeWorld, type World } from '../helpers/stand-in-world';
 
 let w: World;
 beforeEach(async () => {

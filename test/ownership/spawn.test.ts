@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/env';
 import { ROOT } from '../helpers/paths';
-import { json, makeWorld, sq, type World } from './fixture';
+import { json, makeWorld, sq, type World } from '../helpers/stand-in-world';
 import { acceptanceGate } from '../../src/pointer';
 
 let w: World;

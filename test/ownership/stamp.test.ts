@@ -3,7 +3,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/env';
-import { makeWorld, type World } from './fixture';
+import { makeWorld, type World } from '../helpers/stand-in-world';
 
 let w: World;
 beforeEach(async () => {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countingTmux } from '../helpers/tmux-server';
-import { json, makeWorld, type World } from './fixture';
+import { json, makeWorld, type World } from '../helpers/stand-in-world';
 
 let w: World;
 beforeEach(async () => {

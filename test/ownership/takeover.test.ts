@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { json, makeWorld, type World } from './fixture';
+import { json, makeWorld, type World } from '../helpers/stand-in-world';
 
 let w: World;
 beforeEach(async () => {

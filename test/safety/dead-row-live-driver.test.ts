@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/env';
 import { FLEET_BIN } from '../helpers/paths';
-import { makeWorld, sq, type World } from '../ownership/fixture';
+import { makeWorld, sq, type World } from '../helpers/stand-in-world';
 
 let w: World;
 const DEAD_PID = 4_000_000;

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readProcStat } from '../../src/proc';
 import { exportFleetEnv, startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
 import { waitFor } from '../helpers/env';
-import { makeWorld, sq, type World } from '../ownership/fixture';
+import { makeWorld, sq, type World } from '../helpers/stand-in-world';
 
 const NOBODY = 65534;
 const isRoot = process.getuid?.() === 0;

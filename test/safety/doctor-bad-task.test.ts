@@ -1,7 +1,7 @@
 // doctor --session on a session whose @fleet-task is not a slug: once exit 2
 // with no check lines; now every check line, that one failed, exit 1.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeWorld, type World } from '../ownership/fixture';
+import { makeWorld, type World } from '../helpers/stand-in-world';
 
 let w: World;
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDirectoryProblem } from '../../src/ownership/spawn';
-import { makeWorld, type World } from '../ownership/fixture';
+import { makeWorld, type World } from '../helpers/stand-in-world';
 
 describe('startDirectoryProblem', () => {
   it.each<[string, boolean]>([

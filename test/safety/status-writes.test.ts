@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SEGMENT_CHARS } from '../../src/status/segments';
 import { waitFor } from '../helpers/env';
 import { exportFleetEnv, startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
-import { makeWorld, type World } from '../ownership/fixture';
+import { makeWorld, type World } from '../helpers/stand-in-world';
 
 let w: World;
 let supervisor: RunningSupervisor;

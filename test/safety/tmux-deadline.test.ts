@@ -13,7 +13,7 @@ import { Tmux, TMUX_DEADLINE_MS } from '../../src/tmux/client';
 import { ShellRunner } from '../../src/tmux/shell-runner';
 import { makeFleetEnv, runFleet, type FleetEnv } from '../helpers/env';
 import { startServer, type TestServer } from '../helpers/tmux-server';
-import { nonce } from '../ownership/fixture';
+import { nonce } from '../helpers/stand-in-world';
 
 let server: TestServer;
 let fe: FleetEnv;

@@ -15,7 +15,7 @@ import { checkFleetHome, dirTrustProblem } from '../../src/context';
 import { CachedRegistryReader, readRegistry } from '../../src/registry/reader';
 import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
 import { exportFleetEnv, startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
-import { makeWorld, type World } from '../ownership/fixture';
+import { makeWorld, type World } from '../helpers/stand-in-world';
 
 const NOBODY = 65534;
 const UID = process.getuid?.() ?? 0;

@@ -6,7 +6,7 @@ import { openJobCommands } from '../../src/dashboard/jobs';
 import { waitFor } from '../helpers/env';
 import { exportFleetEnv, startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
 import { attachStatusClient, type StatusClient } from '../helpers/tmux-server';
-import { makeWorld, type World } from '../ownership/fixture';
+import { makeWorld, type World } from '../helpers/stand-in-world';
 
 const TAB = '7b30aaa7-1111-4000-8000-000000000001';
 const JOB = 'cad206e7-2222-4000-8000-000000000002';

@@ -1,14 +1,15 @@
-// Shared set-up of the ownership tests: a private tmux server, a temp fleet
-// home, the stand-in agent as the spawned command, and task/registry helpers.
+// A world of stand-in agents, shared by the tests of many folders (ownership,
+// agents, actions, safety, status): a private tmux server, a temp fleet home,
+// the stand-in agent as the spawned command, and task/registry helpers.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { procStartLstart } from '../../src/proc';
 import { updateTask, type Task } from '../../src/tasks';
-import { makeFleetEnv, runFleet, waitFor, type CliResult, type FleetEnv } from '../helpers/env';
-import { STAND_IN } from '../helpers/paths';
-import { sq, startServer, type TestServer } from '../helpers/tmux-server';
+import { makeFleetEnv, runFleet, waitFor, type CliResult, type FleetEnv } from './env';
+import { STAND_IN } from './paths';
+import { sq, startServer, type TestServer } from './tmux-server';
 
 export { sq };
 
