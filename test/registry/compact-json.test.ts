@@ -5,6 +5,7 @@
 // bytes, surrogates written as escapes) against the whole parse.
 import { describe, expect, it } from 'vitest';
 import { compactJsonText } from '../../src/registry/compact-json';
+import { prng } from '../helpers/random';
 
 const KEEP = 16;
 /** What the reader keeps of a string (src/registry/reader.ts keptString, at KEEP). */
@@ -51,9 +52,8 @@ describe('compactJsonText', () => {
   });
 
   it('random texts: the same kept values, the same failures', () => {
-    let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
-    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
+    const random = prng(7);
+    const pick = random.pick;
     const pieces: Buffer[] = [
       ...['a', 'Z', ' ', '\\n', '\\"', '\\\\', '\\/', '\\u00e9', '\\ud83d', '\\ude00', 'é', '€', '😀', '"', '\\q', '\\u12'].map((s) => Buffer.from(s)),
       Buffer.from([0xff]),

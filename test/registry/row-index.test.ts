@@ -1,6 +1,7 @@
 // The rows-by-session, rows-by-job and rows-by-parked-job indexes, and their move to the next rows array of a wake.
 import { describe, expect, it } from 'vitest';
 import { moveRowIndexes, rowsByJob, rowsByParkedJob, rowsBySession } from '../../src/registry/row-index';
+import { prng } from '../helpers/random';
 
 type Row = { row: { sessionId: string; jobId?: string; parkedJobId?: string }; n: number };
 const r = (n: number, sessionId: string, jobId?: string, parkedJobId?: string): Row => ({
@@ -61,8 +62,7 @@ describe('moveRowIndexes', () => {
   }
 
   it('random wakes over a large fleet: the moved index always equals a full build', () => {
-    let seed = 7;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const rand = prng(7).int;
     let rows = Array.from({ length: 300 }, (_, i) => r(i, `s${i % 120}`, i % 3 === 0 ? `j${i % 40}` : undefined, i % 3 === 1 ? `j${i % 40}` : undefined));
     rowsBySession(rows);
     rowsByJob(rows);

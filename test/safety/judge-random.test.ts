@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateTask, type Task } from '../../src/tasks';
 import { makeFleetEnv, runFleet, type CliResult, type FleetEnv } from '../helpers/env';
+import { prng, type Random } from '../helpers/random';
 import { startServer, type TestServer } from '../helpers/tmux-server';
 
 const SEED = process.env.FLEET_SEED ? Number(process.env.FLEET_SEED) >>> 0 : randomBytes(4).readUInt32LE(0);
@@ -20,32 +21,11 @@ const STEPS = Number(process.env.FLEET_SAFETY_STEPS) || 12;
 const CANARY = { note: 'unknown keys survive every write', n: 7 };
 const ITEM = 'the canary acceptance item';
 
-/** mulberry32: small, seeded, good enough to pick steps. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (n: number) => Math.floor(next() * n),
-    pick<T>(xs: readonly T[]): T {
-      return xs[Math.floor(next() * xs.length)] as T;
-    },
-    chance: (p: number) => next() < p,
-  };
-}
-type Rng = ReturnType<typeof rng>;
-
-const sidFrom = (r: Rng) => {
+const sidFrom = (r: Random) => {
   const h = () => r.int(0x10000).toString(16).padStart(4, '0');
   return `${h()}${h()}-${h()}-4${h().slice(1)}-8${h().slice(1)}-${h()}${h()}${h()}`;
 };
-const hex32 = (r: Rng) => Array.from({ length: 32 }, () => r.int(16).toString(16)).join('');
+const hex32 = (r: Random) => Array.from({ length: 32 }, () => r.int(16).toString(16)).join('');
 
 interface Marks {
   nonce: string;
@@ -117,7 +97,7 @@ const isLive = (sid: string, now: Map<string, Marks>) => [...now.values()].some(
 
 async function runRound(round: number): Promise<void> {
   const seed = (SEED + round * 0x9e3779b9) >>> 0;
-  const r = rng(seed);
+  const r = prng(seed);
   const slug = `r${round}-${r.int(1e6)}`;
   const m: Model = { slug, pane: `op-${slug}`, driverSid: '', nonce: '', epoch: 0, handovers: 0, corrupt: null, sids: new Set() };
   const log: string[] = [];
@@ -328,7 +308,7 @@ async function runRound(round: number): Promise<void> {
       corrupt: m.corrupt ? 0 : 0.08,
       parallel: 0.12,
     };
-    let choice = r.next() * Object.values(w).reduce((a, b) => a + b, 0);
+    let choice = r() * Object.values(w).reduce((a, b) => a + b, 0);
     const pickStep = (Object.keys(w) as (keyof typeof w)[]).find((k) => (choice -= w[k]) < 0) ?? 'parallel';
     if (m.corrupt && r.chance(0.4)) await restoreStep();
     else if (pickStep === 'spawn') await spawnStep(r.chance(0.85));

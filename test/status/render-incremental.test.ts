@@ -13,6 +13,7 @@ import { procStartTicks } from '../../src/proc';
 import { makeRender } from '../../src/status/render';
 import type { SessionSnap, TmuxSnapshot } from '../../src/tmux/snapshot';
 import { waitFor } from '../helpers/env';
+import { prng } from '../helpers/random';
 
 const SESSIONS = 8;
 const JOBS = ['a1b2c3d4', 'b2c3d4e5', 'c3d4e5f6'];
@@ -33,18 +34,6 @@ interface Row {
   procStart?: string;
   startedAt: number;
   updatedAt: number;
-}
-
-/** A small deterministic generator: a failing run can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 let root: string;

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ShownIds, shownSessionIds } from '../../src/status/agents';
 import type { FleetView } from '../../src/status/view';
+import { prng } from '../helpers/random';
 
 type Session = FleetView['sessions'][number];
 type Task = FleetView['tasks'][number];
@@ -51,11 +52,7 @@ describe('ShownIds', () => {
   });
 
   it('after many wakes that replace a few rows, answers what a pass over the whole view would', () => {
-    let seed = 7;
-    const random = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
-    };
+    const random = prng(7).int;
     const chainOf = (own: string) => [own, ...(random(3) === 0 ? [`j${random(5)}`] : [])];
     const pick = (i: number) => `s${i}-${random(4)}`;
     let sessions = Array.from({ length: 60 }, (_, i) => session(pick(i), chainOf(pick(i))));
