@@ -10,7 +10,7 @@ import { isValidSid } from '../sid';
 import { stampPane } from './stamp';
 
 /** How long the same stamp is not tried again (the snapshot that shows it may not be read yet). */
-const RETRY_MS = 5000;
+export const RETRY_MS = 5000;
 
 export class PaneStamper {
   private readonly recent = new Map<string, number>();

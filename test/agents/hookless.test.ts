@@ -4,17 +4,29 @@
 // name) that holds an flock on <home>/.codex/thread-writer-locks/<id>.lock,
 // and a "gemini" (node running a script of that name with
 // GEMINI_CLI_NO_RELAUNCH=true and --session-id) whose chat file exists.
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportFleetEnv, startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
-import { waitFor } from '../helpers/env';
+import { STAMP_SETTLE_MS } from '../../src/ownership/pane-agents';
+import { RETRY_MS } from '../../src/ownership/pane-stamper';
+import { sleep, waitFor } from '../helpers/env';
 import { makeWorld, sq, type World } from '../helpers/stand-in-world';
 
 let w: World;
 let supervisor: RunningSupervisor;
 let home: string;
 const opt = async (session: string, name: string) => (await w.server.run(['show-options', '-qv', '-t', `=${session}:`, name])).trim();
+/**
+ * Makes the supervisor look at the processes under a session's panes again, now: a window
+ * added changes the session, so the next tick looks at it (docs/status.md#incremental-wakes).
+ * Returns once that tick, and one after it, have run.
+ */
+const lookAgain = async (session: string) => {
+  await w.server.run(['new-window', '-d', '-t', `=${session}:`, 'sleep 600']);
+  await supervisor.ticks();
+};
 
 beforeAll(async () => {
   w = await makeWorld();
@@ -52,8 +64,9 @@ describe('Codex CLI without its hook', () => {
     // The script runs as the pane's process and execs the stand-in: the same pid, as codex's native binary is spawned.
     const r = await w.fleet(['spawn', 'cx', '--cmd', `/bin/sh ${sq(script)} ${sq(clear)}`]);
     expect(r.exitCode, r.stderr).toBe(0);
-    // The lock is held by a shell first: no agent yet, no stamp.
-    await new Promise((res) => setTimeout(res, 1500));
+    // The lock is held by a shell first: no agent yet, no stamp, through the ticks after the shell took it.
+    await waitFor(() => existsSync(join(locks, `${first}.lock`)), 'the first thread lock taken by the shell');
+    await lookAgain('op-cx');
     expect(await opt('op-cx', '@claude_session_id')).toBe('');
     await writeFile(clear, '');
     const sid = await waitFor(() => opt('op-cx', '@claude_session_id'), 'the stamp by the newest thread lock', 20_000);
@@ -77,8 +90,9 @@ describe('Gemini CLI without its hook', () => {
     const cmd = `env GEMINI_CLI_HOME=${sq(home)} GEMINI_CLI_NO_RELAUNCH=true ${sq(process.execPath)} --max-old-space-size=100 ${sq(gemini)} --session-id ${sid}`;
     const r = await w.fleet(['spawn', 'gm', '--cmd', cmd]);
     expect(r.exitCode, r.stderr).toBe(0);
-    // No chat file yet: nothing proven.
-    await new Promise((res) => setTimeout(res, 1500));
+    // No chat file yet: nothing proven, through the ticks after its process runs.
+    await waitFor(async () => (await w.display('op-gm', '#{pane_current_command}')) === 'node', 'the stand-in gemini running');
+    await lookAgain('op-gm');
     expect(await opt('op-gm', '@claude_session_id')).toBe('');
     await writeFile(join(chats, `session-2026-12-01T15-49-${sid.slice(0, 8)}.jsonl`), `${JSON.stringify({ sessionId: sid, kind: 'main' })}\n`);
     expect(await waitFor(() => opt('op-gm', '@claude_session_id'), 'the stamp by --session-id', 20_000)).toBe(sid);
@@ -89,7 +103,10 @@ describe('Gemini CLI without its hook', () => {
     const pane = await w.display('op-gm', '#{pane_id}');
     const cleared = '3f929c4b-5cc6-49e3-963d-e4a3493ba68c';
     expect((await w.fleet(['stamp', '--sid', cleared], { env: { TMUX_PANE: pane } })).exitCode).toBe(0);
-    await new Promise((res) => setTimeout(res, 5000));
+    // Past the proof's windows of time (rules of time, waited for as such): the stamp has settled
+    // (STAMP_SETTLE_MS) and the stamper may try the old id again (RETRY_MS). Then the supervisor looks again.
+    await sleep(Math.max(STAMP_SETTLE_MS, RETRY_MS));
+    await lookAgain('op-gm');
     expect(await opt('op-gm', '@claude_session_id')).toBe(cleared);
     expect((await w.fleet(['doctor', '--session', 'op-gm'])).stdout).toMatch(/✔ agent: Gemini CLI \(pid \d+\), started with --session-id 11111111/);
 
@@ -113,8 +130,8 @@ describe('a Claude Code of another home', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const pid = Number(await waitFor(async () => ((await w.display('op-c2', '#{pane_current_command}')) === 'claude' ? w.display('op-c2', '#{pane_pid}') : ''), 'the stand-in claude'));
     const sid = 'c2c2c2c2-0000-4000-8000-000000000002';
-    // The row comes late, after every wake the spawn caused: the supervisor looks again by itself while the session waits.
-    await new Promise((res) => setTimeout(res, 3000));
+    // The row comes late, after the ticks the spawn caused: the supervisor looks again by itself while the session waits.
+    await supervisor.ticks();
     expect(await opt('op-c2', '@claude_session_id')).toBe('');
     // Claude Code's row, in its own home (not the supervisor's registry).
     const start = (await import('node:fs')).readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19];

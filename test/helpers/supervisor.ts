@@ -1,5 +1,8 @@
-// Starts `tmux-fleet supervise` for a test server, the way the plugin does.
-import { existsSync } from 'node:fs';
+// Starts `tmux-fleet supervise` for a test server, the way the plugin does,
+// and waits for its ticks: a check that something did not happen waits for
+// the ticks that would have done it, never for a fixed time.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { supervisorPidFile } from '../../src/nudge';
 import { type FleetEnv, waitFor } from './env';
@@ -18,7 +21,43 @@ export interface RunningSupervisor {
   pid: number;
   socketPath: string;
   output(): string;
+  /** Waits for `count` ticks that begin after the call (ticksAfter). */
+  ticks(count?: number): Promise<void>;
   stop(): Promise<void>;
+}
+
+/**
+ * The number of the last tick the supervisor of `pid` finished, from <home>/log:
+ * under TMUX_FLEET_DEBUG=1 it logs `tick N (...)` at the end of each (0: none yet).
+ */
+export function lastTickLogged(home: string, pid: number): number {
+  let text = '';
+  try {
+    text = readFileSync(join(home, 'log'), 'utf8');
+  } catch {
+    return 0;
+  }
+  let last = 0;
+  for (const m of text.matchAll(new RegExp(`supervise\\[${pid}\\]: tick (\\d+) \\(`, 'g'))) last = Math.max(last, Number(m[1]));
+  return last;
+}
+
+/**
+ * Waits until the supervisor of `pid` (started with TMUX_FLEET_DEBUG=1) has
+ * finished `count` ticks that began after this call, nudging it (SIGUSR2, as
+ * spawn and stamp do) for each. A tick running at the call began before it:
+ * with N the last tick logged then, tick N+1 may be that one, and N+2 on are
+ * not. So what was true when this was called has been read and written, and
+ * with count 2 what the first of them set off (a stamp it wrote, which wakes
+ * it) has had a tick of its own. For a check that something did not happen:
+ * it cannot pass because the work ran late.
+ */
+export async function ticksAfter(home: string, pid: number, count = 2): Promise<void> {
+  const from = lastTickLogged(home, pid);
+  for (let k = 1; k <= count + 1; k++) {
+    process.kill(pid, 'SIGUSR2');
+    await waitFor(() => lastTickLogged(home, pid) >= from + k, `tick ${from + k} of the supervisor (pid ${pid})`, 30_000, 20);
+  }
 }
 
 export async function socketPathOf(server: TestServer): Promise<string> {
@@ -28,7 +67,8 @@ export async function socketPathOf(server: TestServer): Promise<string> {
 export async function startSupervisor(server: TestServer, fenv: FleetEnv): Promise<RunningSupervisor> {
   const socketPath = await socketPathOf(server);
   let out = '';
-  const options: SuperviseOptions = { env: { ...cleanEnv(), ...fenv.env }, extendEnv: false, reject: false, all: true };
+  // TMUX_FLEET_DEBUG=1: it logs each tick, which ticks() counts.
+  const options: SuperviseOptions = { env: { ...cleanEnv(), ...fenv.env, TMUX_FLEET_DEBUG: '1' }, extendEnv: false, reject: false, all: true };
   const proc = execa(process.execPath, [FLEET_BIN, 'supervise', '--socket-path', socketPath], options);
   proc.all?.on('data', (b: Buffer) => (out += b.toString()));
   const pidFile = supervisorPidFile(fenv.home, socketPath);
@@ -38,6 +78,7 @@ export async function startSupervisor(server: TestServer, fenv: FleetEnv): Promi
     pid: proc.pid ?? 0,
     socketPath,
     output: () => out,
+    ticks: (count) => ticksAfter(fenv.home, proc.pid ?? 0, count),
     async stop() {
       proc.kill('SIGTERM');
       await proc;
