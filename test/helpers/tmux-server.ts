@@ -1,7 +1,9 @@
 // A private tmux server per test: `tmux -L fleet-test-<random> -f /dev/null`,
 // killed afterwards. Never the user's server.
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { pidExists } from '../../src/proc';
@@ -95,6 +97,13 @@ export interface StatusClient {
   statusLine(): Promise<string>;
   /** Polls until the status line (or screen with whole=true) matches. */
   waitForStatus(match: RegExp | string, timeoutMs?: number, whole?: boolean): Promise<string>;
+  /**
+   * Waits until a status-line job (`#(...)`) that the client's next drawing starts has run:
+   * the session's status-right becomes one that touches a file, until the file is there (then
+   * it is unset). A job that an earlier drawing started (a value tmux took for a command) was
+   * started before it. For a check that nothing ran: it waits for the run, not for a time.
+   */
+  statusJobsRan(): Promise<void>;
   kill(): Promise<void>;
 }
 
@@ -126,6 +135,16 @@ export async function attachStatusClient(inner: TestServer, session: string, wid
         if (test(last)) return last;
         if (Date.now() > deadline) throw new Error(`status never matched ${String(match)}; last: ${JSON.stringify(last)}`);
         await sleep(100);
+      }
+    },
+    async statusJobsRan() {
+      const canary = join(tmpdir(), `fleet-status-job-${randomBytes(6).toString('hex')}`);
+      await inner.run(['set-option', '-t', `=${session}:`, 'status-right', `#(touch ${canary})`]);
+      try {
+        await waitFor(() => existsSync(canary), 'a status-line job to run', 15_000);
+      } finally {
+        await inner.run(['set-option', '-u', '-t', `=${session}:`, 'status-right']);
+        await rm(canary, { force: true });
       }
     },
     async kill() {

@@ -182,7 +182,9 @@ describe('status segments on an attached client', () => {
     );
     const c = await watch('hostile');
     await seen(c, `waiting: #(touch ${marker})#[fg=red]`, 'hostile text');
-    await new Promise((r) => setTimeout(r, 500));
+    // Nothing ran it: neither the supervisor, through its next ticks, nor tmux, through the status line's jobs.
+    await supervisor.ticks();
+    await c.statusJobsRan();
     expect(existsSync(marker)).toBe(false);
     expect(await opt('hostile', '@fleet-agent')).toContain(`##(touch ${marker})##[fg=red]`);
   });
@@ -203,7 +205,8 @@ describe('hostile ids in files the user or an agent wrote', () => {
     expect(await opt('bystander', '@fleet-owner')).toContain('##(touch');
     const tasks = await fleet(['tasks']);
     expect(tasks.stdout).toMatch(/evil\s+#\(touch\s/);
-    await new Promise((r) => setTimeout(r, 500));
+    await supervisor.ticks();
+    await c.statusJobsRan();
     expect(existsSync(marker)).toBe(false);
   });
 
@@ -218,7 +221,8 @@ describe('hostile ids in files the user or an agent wrote', () => {
       await writeFile(join(fenv.registry, `${process.pid}.json`), JSON.stringify({ pid: process.pid, sessionId: tab, kind: 'interactive', status: 'idle', parkedJobId: '0badf00d' }));
       const c = await watch('hostile-hop');
       await seen(c, `↪ ${tab.slice(0, 23)}… → #[fg=red]#(job`, 'hostile hop');
-      await new Promise((r) => setTimeout(r, 500));
+      await supervisor.ticks();
+      await c.statusJobsRan();
       expect(existsSync(marker)).toBe(false);
     } finally {
       sleeper.kill();
