@@ -84,11 +84,12 @@ export class Supervisor {
   private readonly wakes: Wakes;
   /**
    * The work done since the start, as counts (tests, the debug log): wake
-   * requests, ticks (renders), ticks held back to coalesce a burst, tmux
-   * reads, registry row files opened, sessions whose segments were computed,
-   * options written and tmux write calls (docs/status.md#incremental-wakes).
+   * requests, ticks (renders), ticks held back to coalesce a burst, ticks
+   * due while one ran (each run after it instead), tmux reads, registry row
+   * files opened, sessions whose segments were computed, options written and
+   * tmux write calls (docs/status.md#incremental-wakes).
    */
-  readonly stats = { wakes: 0, ticks: 0, coalesced: 0, reads: 0, rowsRead: 0, sessions: 0, options: 0, writes: 0 };
+  readonly stats = { wakes: 0, ticks: 0, coalesced: 0, deferred: 0, reads: 0, rowsRead: 0, sessions: 0, options: 0, writes: 0 };
   /** When the wake requests of the last second came (WAKE_GAP_MS apart at least), oldest first. */
   private readonly wakeTimes: number[] = [];
   private lastTickAt = 0;
@@ -258,6 +259,7 @@ export class Supervisor {
   private async tick(): Promise<void> {
     if (this.running) {
       this.dirty = true;
+      this.stats.deferred++;
       return;
     }
     this.running = true;

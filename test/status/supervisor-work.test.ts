@@ -278,8 +278,9 @@ describe('order: a newer change is never overwritten by an older wake, and one t
       await writeRow(name(1), { status: 'idle' });
       await waitFor(() => sup.stats.wakes > wakes, 'the wake for the newer text asked for', 15_000);
       const ticks = sup.stats.ticks;
-      // Whatever may run meanwhile has had time to: no second tick starts while the first renders.
-      await new Promise((r) => setTimeout(r, 300));
+      // Its tick comes due while the first renders: deferred, not started.
+      const deferred = sup.stats.deferred;
+      await waitFor(() => sup.stats.deferred > deferred || sup.stats.ticks > ticks, 'the tick for the newer text to come due', 15_000);
       expect(sup.stats.ticks).toBe(ticks);
       release();
       await waitFor(() => sup.stats.ticks > ticks, 'the wake for the newer text', 15_000);
