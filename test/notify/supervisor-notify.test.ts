@@ -3,6 +3,7 @@
 // stand-in Drivers that wait as Claude Code does (their PermissionRequest
 // hook, then their row), and the unseen mark set by a turn finished in a
 // session nobody shows, cleared when the client switches there.
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +26,23 @@ const opt = async (session: string, name: string) => (await server.run(['show-op
 const type = async (session: string, text: string) => {
   await server.run(['send-keys', '-t', `=${session}:`, '-l', text]);
   await server.run(['send-keys', '-t', `=${session}:`, 'Enter']);
+};
+let marks = 0;
+/**
+ * Waits until whatever the supervisor's ticks so far may say has reached the client's terminal:
+ * its next ticks (ticks()), then a mark written to the same terminal after them, read back.
+ * For a check that no other notification came: it cannot pass because one came late.
+ */
+const everythingSaid = async () => {
+  await supervisor.ticks();
+  const mark = `fleet-test-mark-${++marks}`;
+  const fd = openSync(pty.path, constants.O_WRONLY | constants.O_NOCTTY | constants.O_NONBLOCK);
+  try {
+    writeSync(fd, `\u001b]2;${mark}\u0007`);
+  } finally {
+    closeSync(fd);
+  }
+  await waitFor(() => pty.output().includes(mark), 'the mark written after the ticks', 10_000);
 };
 const switchTo = async (session: string) => {
   await server.run(['switch-client', '-c', clientName, '-t', `=${session}:`]);
@@ -72,7 +90,7 @@ describe('a terminal notification on a real attached client', () => {
     const before = oscs().length;
     await type('op-a', '/ask Bash ls -la /');
     await waitFor(() => oscs().length > before, 'the notification', 15_000);
-    await sleep(300);
+    await everythingSaid();
     expect(oscs().slice(before)).toEqual(['tmux-fleet: a waits: approve Bash: ls -la / (prefix A)']);
     expect(await opt('op-a', '@fleet-agent')).toContain('! approve Bash: ls -la /');
   });
@@ -85,7 +103,7 @@ describe('a terminal notification on a real attached client', () => {
     await type('op-c', '/ask Bash rm -rf build');
     // b is what the client shows: left out; c alone, after the gap since a's.
     await waitFor(() => oscs().length > before, "c's notification", 15_000);
-    await sleep(300);
+    await everythingSaid();
     expect(oscs().slice(before)).toEqual(['tmux-fleet: c waits: approve Bash: rm -rf build (prefix A)']);
     // Both answered; two new waits within one gap: one notification for both.
     await switchTo('main');
@@ -97,7 +115,7 @@ describe('a terminal notification on a real attached client', () => {
     await type('op-b', '/ask Bash two');
     await type('op-c', '/ask Bash three');
     await waitFor(() => oscs().length > before2 + 1, 'the held ones, together', 15_000);
-    await sleep(1000);
+    await everythingSaid();
     const said = oscs().slice(before2);
     expect(said).toHaveLength(2);
     expect(said[0]).toBe('tmux-fleet: a waits: approve Bash: one (prefix A)');
