@@ -85,6 +85,8 @@ export function lockHeld(dir: string): boolean {
 
 export interface LockOptions {
   timeoutMs?: number;
+  /** Called each time the lock is found held by a live process, before waiting for it (tests count the waits). */
+  onHeld?: () => void;
 }
 
 /** Runs fn while holding the lock of dir. */
@@ -105,6 +107,7 @@ export async function withDirLock<T>(dir: string, fn: () => Promise<T>, opts: Lo
     if (Date.now() > deadline) {
       throw new FleetError(`could not lock ${dir}: held by pid ${/^\d+/.exec(holder)?.[0] ?? '?'}`);
     }
+    opts.onHeld?.();
     await sleep(delay + Math.random() * delay);
     delay = Math.min(delay * 2, 50);
   }

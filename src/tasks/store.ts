@@ -99,10 +99,10 @@ export async function updateTask(
   home: string,
   slug: string,
   fn: (current: Task | null) => Task | null | Promise<Task | null>,
-  opts: UpdateOptions = {},
+  opts: UpdateOptions & LockOptions = {},
 ): Promise<Task | null> {
   const dir = await prepareTaskDir(home, slug, opts.create);
-  return withDirLock(dir, () => updateLocked(home, slug, dir, fn));
+  return withDirLock(dir, () => updateLocked(home, slug, dir, fn), opts);
 }
 
 /**

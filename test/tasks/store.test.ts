@@ -9,7 +9,7 @@ import { taskDir, tasksDir } from '../../src/context';
 import { FleetError, TaskFileError, UsageError } from '../../src/errors';
 import { procStartTicks } from '../../src/proc';
 import { listTasks, readTask, taskFile, updateTask, withDirLock, type Task } from '../../src/tasks';
-import { sleep } from '../helpers/env';
+import { sleep, waitFor } from '../helpers/env';
 
 const WORKER = fileURLToPath(new URL('../.build/store-worker.mjs', import.meta.url));
 const NONCE = 'c'.repeat(32);
@@ -295,11 +295,18 @@ describe('the lock', () => {
 
     let releasedAt = 0;
     let ranAt = 0;
-    const update = updateTask(home, 'a', (t) => {
-      ranAt = Date.now();
-      return { ...t!, n: 1 };
-    });
-    await sleep(400);
+    let waits = 0;
+    const update = updateTask(
+      home,
+      'a',
+      (t) => {
+        ranAt = Date.now();
+        return { ...t!, n: 1 };
+      },
+      { onHeld: () => waits++ },
+    );
+    // It found the lock held, and waited for it more than once: it tried, and was held back.
+    await waitFor(() => waits >= 3 || ranAt !== 0, 'the update to find the lock held', 10_000);
     expect(ranAt).toBe(0);
     expect((await readTask(home, 'a'))?.n).toBe(0);
     releasedAt = Date.now();
