@@ -11,11 +11,11 @@
 // - What the supervisor's run-shell job prints (tmux's `invalid option: …`
 //   comes without a newline) reaches the log as log lines: time, who, one line each.
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, chown, cp, lchown, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, sleep, waitFor, type TempDir } from '../helpers/env';
+import { makeTempDir, waitFor, type TempDir } from '../helpers/env';
 import { cleanEnv } from '../helpers/hermetic';
 import { ROOT } from '../helpers/paths';
 import { attachStatusClient, startServer, type StatusClient, type TestServer } from '../helpers/tmux-server';
@@ -42,6 +42,27 @@ function loadPlugin(env: Record<string, string> = {}, timeoutMs = 60_000): void 
     timeout: timeoutMs,
     stdio: 'ignore',
   });
+}
+
+/**
+ * Waits until no process whose command line names the plugin copy is left: the
+ * jobs tmux ran for it (a key's run-shell, the supervisor's start and its log
+ * lines) and what the plugin started in the background have ended, so what they
+ * were to do is done. For a check that something was not done: it waits for the
+ * work to end, not for a time.
+ */
+async function pluginProcessesEnded(): Promise<void> {
+  const running = () =>
+    readdirSync('/proc')
+      .filter((n) => /^\d+$/.test(n) && Number(n) !== process.pid)
+      .filter((n) => {
+        try {
+          return readFileSync(`/proc/${n}/cmdline`, 'utf8').includes(plugin);
+        } catch {
+          return false;
+        }
+      });
+  await waitFor(() => running().length === 0, "the plugin's processes to end", 15_000);
 }
 
 const calls = async () => (await readFile(join(plugin, 'calls.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as string[]);
@@ -90,7 +111,7 @@ describe('prefix O: no option value reaches a shell command line', () => {
     for (const [k, v] of Object.entries(values)) await server.run(['set-option', '-t', '=keeper:', k, v]);
     client = await attachStatusClient(server, 'keeper', 200);
     await pressOwnerKey(says);
-    await sleep(500);
+    await pluginProcessesEnded();
     expect(existsSync(marker)).toBe(false);
     // The helper was never handed the value as an argument (an option or a slug it would have to refuse).
     for (const argv of await calls()) expect(argv.join(' ')).not.toContain(script);
@@ -137,7 +158,7 @@ describe('the log of a fleet home the shell side must not trust', () => {
     await server.run(['set-option', '-g', 'status-right', '#{fleet_owner}']);
     loadPlugin();
     await waitFor(async () => (await calls()).some((a) => a[0] === 'supervise'), 'the supervisor started', 15_000);
-    await sleep(300);
+    await pluginProcessesEnded();
   }
 
   it("another user's home with `log` linked to a file of ours: the file is not written, the plugin says why", async () => {
