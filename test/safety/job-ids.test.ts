@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRegistry } from '../../src/registry/reader';
 import { isJobId } from '../../src/registry/job-id';
 import { assertJobId } from '../../src/dashboard/jobs';
-import { makeFleetEnv, runFleet, sleep, waitFor, type FleetEnv } from '../helpers/env';
+import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
 import { FLEET_BIN } from '../helpers/paths';
 import { exportFleetEnv } from '../helpers/supervisor';
 import { sq, startServer, type TestServer } from '../helpers/tmux-server';
@@ -111,12 +111,20 @@ describe('no job id reaches the agent as an option', () => {
       return s.includes(`job ${GOOD}`) ? s : null;
     }, 'dashboard drawn', 15_000);
     expect(screen).not.toContain('dangerously');
-    for (const keys of [['l'], ['q'], ['x'], ['y'], ['Enter']]) {
-      await server.run(['send-keys', '-t', '=dash:', ...keys]);
-      await sleep(300);
+    // Each key, then what it does: every command the dashboard runs has run before the argv are checked.
+    const attaches = () => recorded().then((r) => r.filter((l) => l === `attach ${GOOD}`).length);
+    const attachedBefore = await attaches();
+    const steps: [string, () => Promise<boolean>, string][] = [
+      ['l', async () => (await recorded()).includes(`logs ${GOOD}`) && (await screenOf('dash')).includes('any key: back'), 'the logs shown'],
+      ['q', async () => (await screenOf('dash')).includes('j/k move'), 'the table again'],
+      ['x', async () => (await screenOf('dash')).includes(`stop background job ${GOOD}? (y/n)`), 'the question'],
+      ['y', async () => (await recorded()).includes(`stop ${GOOD}`), 'stop recorded'],
+      ['Enter', async () => (await attaches()) > attachedBefore, 'attach recorded'],
+    ];
+    for (const [key, done, what] of steps) {
+      await server.run(['send-keys', '-t', '=dash:', key]);
+      await waitFor(done, what, 10_000);
     }
-    await waitFor(async () => (await recorded()).includes(`logs ${GOOD}`), 'logs recorded', 10_000);
-    await waitFor(async () => (await recorded()).includes(`stop ${GOOD}`), 'stop recorded', 10_000);
     expect((await recorded()).join('\n')).not.toMatch(/(^| )-/m);
   });
 });
