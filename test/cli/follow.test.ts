@@ -152,13 +152,13 @@ describe('follow --watch <sid>', () => {
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     try {
       await waitFor(() => out.includes('\n'), 'the first report');
-      // The first refresh prints every matching session at once: one line, the review session's.
-      await new Promise((r) => setTimeout(r, 300));
-      expect(out.trim().split('\n')).toEqual([expect.stringMatching(/^review-fix-login: 49a6ca67/)]);
     } finally {
       child.kill('SIGTERM');
-      const r = await child;
-      expect(r.stderr).toBe('');
     }
+    // Everything it printed, read once it has exited: the first refresh prints every matching session at once,
+    // here one line, the review session's.
+    const r = await child;
+    expect(r.stderr).toBe('');
+    expect(String(r.stdout).trim().split('\n')).toEqual([expect.stringMatching(/^review-fix-login: 49a6ca67/)]);
   });
 });
