@@ -27,19 +27,22 @@ export interface RunningSupervisor {
 }
 
 /**
- * The number of the last tick the supervisor of `pid` finished, from <home>/log:
- * under TMUX_FLEET_DEBUG=1 it logs `tick N (...)` at the end of each (0: none yet).
+ * The ticks the supervisor of `pid` finished, from <home>/log: under
+ * TMUX_FLEET_DEBUG=1 it logs `tick N (...): <what it did>` at the end of each.
  */
-export function lastTickLogged(home: string, pid: number): number {
+export function ticksLogged(home: string, pid: number): { tick: number; line: string }[] {
   let text = '';
   try {
     text = readFileSync(join(home, 'log'), 'utf8');
   } catch {
-    return 0;
+    return [];
   }
-  let last = 0;
-  for (const m of text.matchAll(new RegExp(`supervise\\[${pid}\\]: tick (\\d+) \\(`, 'g'))) last = Math.max(last, Number(m[1]));
-  return last;
+  return [...text.matchAll(new RegExp(`supervise\\[${pid}\\]: tick (\\d+) \\(.*`, 'g'))].map((m) => ({ tick: Number(m[1]), line: m[0] }));
+}
+
+/** The number of the last tick the supervisor of `pid` finished (0: none yet). */
+export function lastTickLogged(home: string, pid: number): number {
+  return ticksLogged(home, pid).reduce((last, t) => Math.max(last, t.tick), 0);
 }
 
 /**

@@ -11,6 +11,7 @@ import { CachedRegistryReader, MAX_KEPT_CHARS, MAX_KEPT_ROWS, readRegistry } fro
 import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
 import { FLEET_BIN } from '../helpers/paths';
 import { cleanEnv } from '../helpers/hermetic';
+import { lastTickLogged, ticksLogged } from '../helpers/supervisor';
 import { startServer, type TestServer } from '../helpers/tmux-server';
 
 let fe: FleetEnv;
@@ -124,18 +125,19 @@ describe('the supervisor with 400 rows of 255 KiB', () => {
     for (let i = 1; i < 400; i++) await link(first, join(fe.registry, `${4200000 + i}.json`));
     await server.newSession('s1');
     await server.run(['set-option', '-t', '=s1:', '@claude_session_id', SID]);
-    sup = spawn(process.execPath, [FLEET_BIN, 'supervise'], { env: { ...cleanEnv(), ...fe.env, TMUX_FLEET_SOCKET: server.name }, stdio: 'ignore' });
-    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${sup!.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    // TMUX_FLEET_DEBUG=1: it logs each tick, which tells when the wake for the new row has been done.
+    sup = spawn(process.execPath, [FLEET_BIN, 'supervise'], { env: { ...cleanEnv(), ...fe.env, TMUX_FLEET_SOCKET: server.name, TMUX_FLEET_DEBUG: '1' }, stdio: 'ignore' });
+    const pid = sup.pid as number;
+    /** The largest resident size the process has had (VmHWM, the kernel's high-water mark), in MB. */
+    const peak = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
     // The first render has read every row: the agent segment shows the row's wait.
     await waitFor(async () => (await server.run(['show-options', '-qv', '-t', '=s1:', '@fleet-agent'])).includes('waiting'), 'the first render', 30_000);
-    let max = rss();
-    // A second full read (a wake that looks at every file), then the peak.
+    // A wake for a new row, then the peak over the whole run once that wake's tick has read it.
+    const before = lastTickLogged(fe.home, pid);
     await writeFile(join(fe.registry, '4300000.json'), JSON.stringify({ pid: 4300000, sessionId: 'other' }));
-    for (let i = 0; i < 10; i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      max = Math.max(max, rss());
-    }
-    console.log(`supervisor with 400 rows of 255 KiB: max VmRSS ${max.toFixed(1)} MB`);
+    await waitFor(() => ticksLogged(fe.home, pid).some((t) => t.tick > before && /: [1-9]\d* rows read/.test(t.line)), 'the tick that reads the new row', 30_000);
+    const max = peak();
+    console.log(`supervisor with 400 rows of 255 KiB: peak VmHWM ${max.toFixed(1)} MB`);
     expect(max).toBeLessThan(80);
   });
 });
