@@ -4,7 +4,7 @@
 // and files (util-linux flock holds the locks as Codex does).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codexDaemonPid, codexThreadLocks, geminiChats, geminiSessionArg } from '../../src/agents/discover';
@@ -101,8 +101,11 @@ describe("Gemini's session", () => {
     await mkdir(chats, { recursive: true });
     const a = '11111111-2222-4333-8444-555555555555';
     const b = '3f929c4b-5cc6-49e3-963d-e4a3493ba68c';
-    await writeFile(join(chats, `session-2026-12-01T15-49-${a.slice(0, 8)}.jsonl`), `${JSON.stringify({ sessionId: a, projectHash: 'h', startTime: 't', kind: 'main' })}\n{"$set":{}}\n`);
-    await new Promise((r) => setTimeout(r, 20));
+    const older = join(chats, `session-2026-12-01T15-49-${a.slice(0, 8)}.jsonl`);
+    await writeFile(older, `${JSON.stringify({ sessionId: a, projectHash: 'h', startTime: 't', kind: 'main' })}\n{"$set":{}}\n`);
+    // Written a minute before the next one.
+    const minuteAgo = new Date(Date.now() - 60_000);
+    await utimes(older, minuteAgo, minuteAgo);
     await writeFile(join(chats, `session-2026-12-01T15-50-${b.slice(0, 8)}.jsonl`), `${JSON.stringify({ sessionId: b })}\n`);
     await writeFile(join(chats, 'session-2026-12-01T15-51-99999999.jsonl'), `${JSON.stringify({ sessionId: a })}\n`);
     await writeFile(join(chats, 'session-2026-12-01T15-52-aaaaaaaa.jsonl'), 'garbage\n');
