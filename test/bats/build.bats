@@ -57,9 +57,9 @@ teardown() {
 	run cat "$TMUX_FLEET_HOME/log"
 	assert_output --regexp "build: the helper was built from [0-9.]+ [0-9]+-[0-9]+, the plugin is 9\.9\.9 [0-9]+-[0-9]+; rebuilding it"
 	assert_output --regexp "helper built: .* \(9\.9\.9 [0-9]+-[0-9]+\)"
-	# Built from these sources now: the next load builds nothing.
+	# Built from these sources now: the next load builds nothing (once its background check is over).
 	load_plugin
-	sleep 1
+	wait_for 15 plugin_idle
 	run cat "$PLUGIN/builds.log"
 	assert_output "build"
 }

@@ -73,6 +73,20 @@ wait_for() {
 	done
 }
 
+# plugin_idle [plugin dir]: no process whose command line names the plugin copy
+# is left (its background build check, the jobs tmux runs for it: the supervisor's
+# start, a key's script), so what they were to do is done. A check that something
+# did not happen waits for this, not for a time: wait_for 15 plugin_idle.
+plugin_idle() {
+	local dir="${1:-$PLUGIN}" d cmd
+	for d in /proc/[0-9]*; do
+		[ "${d#/proc/}" = "$BASHPID" ] && continue
+		cmd="$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)" || continue
+		[[ "$cmd" == *"$dir"* ]] && return 1
+	done
+	return 0
+}
+
 # Everything the plugin may change, for before/after comparisons.
 server_state() {
 	t show-options -g

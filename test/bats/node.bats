@@ -55,7 +55,7 @@ load_plugin_without_node() {
 	assert_output --partial "@fleet-node"
 	run cat "$TMUX_FLEET_HOME/log"
 	assert_output --regexp '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]+Z plugin\[[0-9]+\]: node not found'
-	sleep 0.5
+	wait_for 15 plugin_idle
 	[ ! -e "$PLUGIN/calls.log" ]
 	# prefix F's popup explains instead of closing at once.
 	run env PATH="$NO_NODE" TMUX_FLEET_NODE_PLACES=/nonexistent/node "$PLUGIN/scripts/fleet-popup.sh" </dev/null

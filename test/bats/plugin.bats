@@ -277,7 +277,9 @@ teardown() {
 	t set-environment -g FAKE_HELPER_EXIT 1
 	load_plugin
 	wait_for 10 grep -q 'fake-helper supervise' "$TMUX_FLEET_HOME/log"
-	sleep 0.3
+	# The job has ended, and the server has had a command after it: whatever it says of the job is said.
+	wait_for 15 plugin_idle
+	t display-message -p ok >/dev/null
 	run t show-messages
 	refute_output --partial 'returned'
 }
