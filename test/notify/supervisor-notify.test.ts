@@ -8,6 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFleetEnv, runFleet, sleep, waitFor, type FleetEnv } from '../helpers/env';
+import { MIN_GAP_MS } from '../../src/notify/notifier';
 import { FLEET_BIN, STAND_IN } from '../helpers/paths';
 import { openPty, type Pty } from '../helpers/pty';
 import { exportFleetEnv, startSupervisor, type RunningSupervisor } from '../helpers/supervisor';
@@ -73,9 +74,9 @@ beforeAll(async () => {
   await mkdir(join(fenv.root, 'ptys'), { recursive: true });
   pty = await openPty(join(fenv.root, 'ptys'), `env -u TMUX TERM=xterm-256color tmux -L ${server.name} attach-session -t =main:`);
   clientName = await waitFor(async () => (await server.run(['list-clients', '-F', '#{client_name}'])).trim(), 'the client', 10_000);
-  // The agents settle idle; what that tells (a turn finished) is said, and a channel's gap (5 s) passes.
+  // The agents settle idle; what that tells (a turn finished) is said, and a channel's gap passes (a rule of time).
   for (const slug of ['a', 'b', 'c']) await type(`op-${slug}`, '/status idle');
-  await sleep(5500);
+  await sleep(MIN_GAP_MS + 500);
 });
 
 afterAll(async () => {
@@ -108,7 +109,7 @@ describe('a terminal notification on a real attached client', () => {
     // Both answered; two new waits within one gap: one notification for both.
     await switchTo('main');
     for (const s of ['a', 'b', 'c']) await type(`op-${s}`, '/status busy');
-    await sleep(5500);
+    await sleep(MIN_GAP_MS + 500);
     const before2 = oscs().length;
     await type('op-a', '/ask Bash one');
     await waitFor(() => oscs().length > before2, 'the first of the next waits', 15_000);
@@ -124,7 +125,7 @@ describe('a terminal notification on a real attached client', () => {
 
   it('a hostile sentence arrives inert: no escape of it reaches the terminal, no shell runs it', async () => {
     for (const s of ['a', 'b', 'c']) await type(`op-${s}`, '/status busy');
-    await sleep(5500);
+    await sleep(MIN_GAP_MS + 500);
     const marker = join(fenv.root, 'pwned');
     const before = oscs().length;
     const startBytes = pty.output().length;
