@@ -6,7 +6,6 @@
 // reads it: the segment, the attention count, `tasks --json`, `attention`.
 // One scenario list for both agents, as the Claude Code tier's are shared.
 import { expect } from 'vitest';
-import { sleep } from '../helpers/env';
 import type { AgentWorld } from './world';
 import { until } from './world';
 
@@ -122,8 +121,8 @@ export function turnScenarios(
     await world.tmux(['send-keys', '-t', `=${d.session}:`, 'Escape']);
     const idle = await watch(world, d, sid, TITLES[opts.agent].idle, (v) => !v.includes('!'), 'the wait ended by the denial');
     note(`denial: the wait cleared, ${lag(idle)}`);
-    await sleep(500);
-    expect((await attention()).waiting).toEqual([]);
+    // attention and tasks --json read the same sources: the wait is over there too.
+    await until(async () => ((await attention()).waiting.length === 0 ? true : null), 'attention to list no wait', 10_000, 200);
     expect((await state())?.waits).toBe(false);
   });
 }

@@ -16,6 +16,8 @@ import { execa } from 'execa';
 import { runFleet, sleep, waitFor, type CliResult } from '../helpers/env';
 import { ROOT } from '../helpers/paths';
 import { removeSocketFile } from '../helpers/tmux-server';
+import { ticksAfter } from '../helpers/supervisor';
+import { runningSupervisor } from '../../src/nudge';
 import { signal, userShellEnv } from '../helpers/tier';
 import { pidExists } from '../../src/proc';
 import { processesWithHome, TIER_SCRIPT, until } from '../claude/world';
@@ -46,8 +48,13 @@ export interface AgentWorld {
   readTask(slug: string): Promise<Record<string, any>>;
   /** The last hook signal of a session id (<fleet home>/signals/<sid>.json), or null. */
   signal(sid: string): Promise<{ at: number; state: string; needs: string | null } | null>;
-  /** Loads the plugin as a user does (run-shell tmux-plugin.tmux): options, keys, the supervisor. */
+  /**
+   * Loads the plugin as a user does (run-shell tmux-plugin.tmux): options, keys, the supervisor,
+   * which logs each tick (TMUX_FLEET_DEBUG=1 in the server's environment), for ticks().
+   */
   loadPlugin(): Promise<void>;
+  /** Waits for `count` ticks of the supervisor that begin after the call (test/helpers/supervisor.ts, ticksAfter). */
+  ticks(count?: number): Promise<void>;
   /** The agent process under a session's pane (Codex's native binary, Gemini's relaunched child), or 0. */
   agentPid(session: string): number;
   processes(): { pid: number; comm: string }[];
@@ -189,8 +196,15 @@ export async function makeAgentWorld(agent: OtherAgent): Promise<AgentWorld> {
       return JSON.parse(await readFile(join(home, 'fleet', 'signals', `${sid}.json`), 'utf8').catch(() => 'null'));
     },
     async loadPlugin() {
+      await tmux(['set-environment', '-g', 'TMUX_FLEET_DEBUG', '1']);
       await tmux(['run-shell', join(ROOT, 'tmux-plugin.tmux')]);
       await waitFor(() => existsSync(join(home, 'fleet', 'run')) && readdirSync(join(home, 'fleet', 'run')).some((n) => n.startsWith('supervisor-')), 'the supervisor', 60_000, 200);
+    },
+    async ticks(count) {
+      const socketPath = (await tmux(['display-message', '-p', '#{socket_path}'])).trim();
+      const pid = runningSupervisor(join(home, 'fleet'), socketPath);
+      if (pid === null) throw new Error(`no supervisor runs for ${socketPath}`);
+      await ticksAfter(join(home, 'fleet'), pid, count);
     },
     agentPid(session) {
       const panePid = Number(execaSyncish(socket, agentEnv, ['display-message', '-p', '-t', `=${session}:`, '#{pane_pid}']));
