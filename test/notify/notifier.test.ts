@@ -95,9 +95,9 @@ describe('the terminal channel, on a real pseudo-terminal', () => {
     const mine = await openPty(tmp.path);
     const other = await openPty(tmp.path);
     ptys.push(mine, other);
-    // The notifier's clock, moved by hand past its gap (400 ms here) instead of waiting for it.
+    // The notifier's clock, moved by hand past its gap (400 ms here) instead of waiting for it; no settling (it would wait for the clock).
     let clock = Date.now();
-    const n = notifier({ now: () => clock });
+    const n = notifier({ now: () => clock, settleMs: 0 });
     const panes = new Map([['%7', { id: '%7', session: 'op-fix-login', tty: '', active: true }]]);
     const w = world({ clients: [client(mine.path), client(other.path, { session: 'op-fix-login' })], panes });
     n.say([wait('fix-login', 'approve Bash: ls -la /', { pane: '%7' })], w, new Set(['fix-login\0approve Bash: ls -la /']));
