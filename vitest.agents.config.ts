@@ -18,6 +18,8 @@ export default defineConfig({
     reporters: ['default'],
     env: {
       XDG_CACHE_HOME: TEST_CACHE_HOME,
+      // No check mode (docs/status.md#check-mode) here: the tier times what real agents see.
+      TMUX_FLEET_CHECK_RENDER: '',
       // Resolved here, from the real environment: the tests' XDG_CACHE_HOME is the helper's test cache.
       TMUX_FLEET_CLAUDE_CACHE: claudeCacheDir(),
       TMUX_FLEET_AGENTS_CACHE: agentsCacheDir(),

@@ -9,6 +9,7 @@ import { rowJobIds } from '../registry/jobs';
 import { ownerSid } from '../tasks/schema';
 import { LivenessReader } from '../registry/liveness';
 import { makeRender, supervisorFormats } from '../status/render';
+import { withRenderCheck } from '../status/render-check';
 import { SUPERVISOR_SET_OPTIONS } from '../status/snapshot-options';
 import { Supervisor } from '../status/supervisor';
 import type { Args } from './types';
@@ -40,7 +41,7 @@ export async function makeSupervisor(ctx: Context, replace = false): Promise<Sup
   const watched: { pids: ReadonlyMap<number, boolean> | null; stampPids: number[] | null } = { pids: null, stampPids: null };
   // One liveness reader for the render and the poll's look for deaths (it keeps what /proc said).
   const liveness = new LivenessReader();
-  const render = makeRender(
+  const incremental = makeRender(
     ctx.home,
     registryDir(ctx.env),
     (data, proof, stampPids) => {
@@ -70,6 +71,8 @@ export async function makeSupervisor(ctx: Context, replace = false): Promise<Sup
     },
     liveness,
   );
+  // Check mode (tests): every wake rendered again from nothing, each difference written down (docs/status.md#check-mode).
+  const render = withRenderCheck(ctx.env, ctx.home, incremental, () => makeRender(ctx.home, registryDir(ctx.env)), intervalMs);
   supervisor = new Supervisor({
     tmux,
     home: ctx.home,
