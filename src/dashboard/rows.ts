@@ -142,11 +142,8 @@ export function dashboardRows(
       age: age(t.task?.createdAt, now),
       dir: dirLabel(t.task?.worktree ?? t.task?.cwd, home),
       slug: t.slug,
-      jobId: t.hop?.jobId ?? null,
-      parkedBy: t.hop?.jobId ? t.session : null,
+      ...agentColumns(t),
       ownerGone: restorable,
-      attention: agentWaits(t.state),
-      since: endSince(t.hop, t.state),
       reason: archived
         ? `archived ${t.task?.archivedAt ?? ''} · r reopens it (reopen --resume)`
         : withUnseen(
@@ -177,11 +174,8 @@ export function dashboardRows(
       age: s.created ? age(new Date(s.created * 1000).toISOString(), now) : '-',
       dir: '-',
       slug: s.slug,
-      jobId: s.hop?.jobId ?? null,
-      parkedBy: s.hop?.jobId ? s.session : null,
+      ...agentColumns(s),
       ownerGone: false,
-      attention: agentWaits(s.state),
-      since: endSince(s.hop, s.state),
       reason: withUnseen(s.decision && s.slug ? reasonFor(s.slug, s.decision, viewer) : `session ${s.session}, stamped ${s.stamp}`, s.unseen, now),
       unseenAt: unseenTime(s.unseen),
     });
@@ -192,6 +186,11 @@ export function dashboardRows(
   const unseen = rows.filter((r) => !r.attention && r.unseenAt != null).sort((a, b) => (a.unseenAt as number) - (b.unseenAt as number));
   const ordered = [...first, ...unseen, ...rows.filter((r) => !r.attention && r.unseenAt == null)];
   return opts.group ? grouped(ordered, view) : ordered;
+}
+
+/** What a task's row and a session's say alike of the agent there: its job, whether it waits, and since when. */
+function agentColumns(x: { hop: FleetView['sessions'][number]['hop']; state: FleetView['sessions'][number]['state']; session: string | null }): Pick<DashboardRow, 'jobId' | 'parkedBy' | 'attention' | 'since'> {
+  return { jobId: x.hop?.jobId ?? null, parkedBy: x.hop?.jobId ? x.session : null, attention: agentWaits(x.state), since: endSince(x.hop, x.state) };
 }
 
 /** When an unseen mark was made (`<epoch s> <sentence>`), or null for none. */
