@@ -11,7 +11,7 @@ import { dirTrustProblem } from '../context';
 import { readRegularFile, UnsafeFileError } from '../fs-safe';
 import * as z from '../zod';
 import { JOB_ID_RE } from './job-id';
-import type { LiveRow } from './liveness';
+import type { RegistryRow } from './schema';
 
 /** A job's state as Claude Code wrote it (absent fields are null). */
 export interface JobState {
@@ -167,16 +167,22 @@ export class CachedJobStates {
   }
 }
 
+/** A row as the joins below take it: a registry row, with its job's state once attached (liveness.ts's LiveRow). */
+interface RowWithJob {
+  row: Pick<RegistryRow, 'jobId'>;
+  job?: JobState;
+}
+
 /** The job ids rows name: their own (a job's row). */
-export function rowJobIds(rows: readonly LiveRow[]): string[] {
+export function rowJobIds(rows: readonly RowWithJob[]): string[] {
   const ids: string[] = [];
   for (const r of rows) if (r.row.jobId) ids.push(r.row.jobId);
   return ids;
 }
 
 /** Rows with their job's state attached (by job id only); rows of no job, or of a job with no state file, unchanged. */
-export function withJobStates(rows: readonly LiveRow[], states: ReadonlyMap<string, JobState>): LiveRow[] {
-  if (states.size === 0) return rows as LiveRow[];
+export function withJobStates<R extends RowWithJob>(rows: readonly R[], states: ReadonlyMap<string, JobState>): R[] {
+  if (states.size === 0) return rows as R[];
   return rows.map((r) => {
     const job = r.row.jobId ? states.get(r.row.jobId) : undefined;
     return job ? { ...r, job } : r;
@@ -184,6 +190,6 @@ export function withJobStates(rows: readonly LiveRow[], states: ReadonlyMap<stri
 }
 
 /** Rows read from `registryDir` with their jobs' state files (from its sibling `jobs`) attached. */
-export function attachJobStates(rows: readonly LiveRow[], registryDir: string): LiveRow[] {
+export function attachJobStates<R extends RowWithJob>(rows: readonly R[], registryDir: string): R[] {
   return withJobStates(rows, readJobStates(jobsDirOf(registryDir), rowJobIds(rows)));
 }
