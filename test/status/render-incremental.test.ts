@@ -11,6 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { procStartTicks } from '../../src/proc';
 import { makeRender } from '../../src/status/render';
+import { renderDifferences } from '../../src/status/render-check';
+import type { Rendered } from '../../src/status/segment-writes';
+import { noticeText } from '../../src/notify/notice';
 import type { SessionSnap, TmuxSnapshot } from '../../src/tmux/snapshot';
 import { waitFor } from '../helpers/env';
 import { prng } from '../helpers/random';
@@ -184,7 +187,7 @@ async function makeFleet(random: () => number) {
     }
     return changed;
   };
-  return { snapshot, rows, tabs, pick, changeRows, changeSignals };
+  return { snapshot, rows, tabs, pick, changeRows, changeSignals, writeTask };
 }
 
 /** Titles the agents give their panes (src/agents/state.ts), and others. */
@@ -367,5 +370,128 @@ describe('an incremental wake shows what a full render shows', () => {
     }
     // Most wakes computed only some sessions again: the test checks the incremental path, not the full one.
     expect(incremental_wakes).toBeGreaterThan(40);
+  });
+});
+
+/**
+ * Every input a wake reads, drawn at random: the snapshot's fields (from its
+ * field list: a field added to SessionSnap or a pane is drawn the day it is
+ * added, with a value of another session's, until it gets a value of its own
+ * below), job state files, task files edited, rows, hook signals. Each wake:
+ * the incremental render against a fresh full render (every segment, the
+ * fleet's attention, job windows, unseen windows) and against a render given
+ * the same wakes whole (what it tells: toasts and notices).
+ */
+describe('an incremental wake, every input drawn at random', () => {
+  /** The segments as tmux holds them, written by the supervisor: never read as an input. */
+  const WRITTEN = new Set(['owner', 'hop', 'agent', 'attention', 'hopShort', 'agentShort']);
+
+  it.each([11, 12, 13])('seed %i: 150 wakes', async (seed) => {
+    const random = prng(seed);
+    const { snapshot, rows, pick, changeRows, changeSignals, writeTask } = await makeFleet(random);
+    const jobsDir = join(root, 'jobs');
+    await rm(jobsDir, { recursive: true, force: true });
+    const slugs = ['', 'task-0', 'task-1', 'task-2', 'task-3', 'task-4', 'task-5', 'task-9'];
+    const stamps = () => ['', ...[...rows.values()].map((r) => r.sessionId), sid(777)];
+    const pidOf = () => pick([...procs.map((p) => p.pid!), 4_100_001]);
+    /** A value for each field of a session that is an input; a field not named here takes another session's. */
+    const sessionValues: Record<string, (s: SessionSnap) => string> = {
+      created: () => pick(['1', String(Math.floor(Date.now() / 1000) - pick([0, 60, 86_400])), '']),
+      attached: () => pick(['0', '1', '2']),
+      stamp: () => pick(stamps()),
+      nonce: () => pick(['', NONCE_5, NONCE_X]),
+      task: () => pick(slugs),
+      agentProc: () => {
+        const pid = pidOf();
+        return pick(['', ...['claude', 'codex', 'gemini'].map((kind) => `${kind} ${pid} ${procStartTicks(pid) ?? 1}`)]);
+      },
+      unseen: () => pick(['', `${Math.floor(Date.now() / 1000)} task-1 finished its turn`, 'junk']),
+    };
+    const paneValues: Record<string, (s: Snapshot) => string> = {
+      session: (s) => pick(s.sessions).name,
+      pid: () => String(pidOf()),
+      window: () => `@${pick([0, 1, 2, 50, 51, 77])}`,
+      job: () => pick(['', ...JOBS]),
+      title: () => pick(TITLES),
+      active: () => pick(['0', '1']),
+      tty: () => pick(['', '/dev/pts/7']),
+    };
+    const drawn = new Set<string>();
+    const editSession = (s: Snapshot): string => {
+      const target = pick(s.sessions);
+      const field = pick(Object.keys(target).filter((f) => f !== 'name' && !WRITTEN.has(f))) as keyof SessionSnap;
+      drawn.add(`session.${field}`);
+      const value = sessionValues[field]?.(target) ?? pick(s.sessions)[field];
+      (target as unknown as Record<string, string>)[field] = value;
+      return `session ${target.name} ${field}=${value}`;
+    };
+    const editPane = (s: Snapshot): string => {
+      const pane = pick(s.panes);
+      const field = pick(Object.keys(pane).filter((f) => f !== 'id')) as keyof Snapshot['panes'][number];
+      drawn.add(`pane.${field}`);
+      const value = paneValues[field]?.(s) ?? pick(s.panes)[field];
+      (pane as unknown as Record<string, string>)[field] = value;
+      return `pane ${pane.id} ${field}=${value}`;
+    };
+    /** A job's state file as Claude Code writes it (test/fixtures/real-job-state-*.json), changed or removed. */
+    const changeJob = async (): Promise<string> => {
+      const jobId = pick(JOBS);
+      const dir = join(jobsDir, jobId);
+      if (random() < 0.2) {
+        await rm(dir, { recursive: true, force: true });
+        return jobId;
+      }
+      await mkdir(dir, { recursive: true });
+      const tempo = pick(['active', 'idle', 'blocked']);
+      const state = { state: pick(['working', 'blocked', 'stopped']), tempo, needs: tempo === 'blocked' ? pick(['approve Bash: ls -la /', 'API unavailable — retry', null]) : null, detail: pick(['list the root', null]), intent: pick(['park me: list the root', null]), name: 'Park me', sessionId: null, updatedAt: new Date().toISOString() };
+      await writeFile(join(dir, 'state.json'), JSON.stringify(state));
+      return jobId;
+    };
+    /** A task file edited: its Driver, its pending spawn, its label, archived or not. */
+    const changeTask = async (): Promise<string> => {
+      const slug = pick(['task-0', 'task-1', 'task-2', 'task-3', 'task-4', 'task-5']);
+      const fields: Record<string, unknown> = {};
+      if (random() < 0.7) fields.driverSid = pick(stamps().filter(Boolean));
+      else fields.spawnNonce = pick([NONCE_5, NONCE_X]);
+      fields.driverPane = pick(['%0', '%1', name(6), '%50']);
+      if (random() < 0.3) fields.label = pick(['fix the login', '#(touch x)']);
+      if (random() < 0.15) fields.archivedAt = new Date().toISOString();
+      await writeTask(slug, fields);
+      return slug;
+    };
+    const toldOf = (r: Rendered) => JSON.stringify([(r.notices ?? []).map(noticeText).sort(), r.toasts.map((t) => `${t.session}: ${t.text}`).sort()]);
+    const incremental = makeRender(home, registry);
+    const whole = makeRender(home, registry);
+    let state = snapshot;
+    await incremental(state, { registryOnly: false, registryChanged: null });
+    await whole(structuredClone(state), { registryOnly: false, registryChanged: null });
+    let partial = 0;
+    for (let wake = 0; wake < 150; wake++) {
+      const said: string[] = [];
+      const tmuxChanged = random() < 0.7;
+      if (tmuxChanged) {
+        const next = structuredClone(state);
+        for (let k = 0; k < 1 + Math.floor(random() * 3); k++) said.push(random() < 0.6 ? editSession(next) : editPane(next));
+        state = next;
+      }
+      const jobs = random() < 0.3 ? new Set([await changeJob()]) : new Set<string>();
+      const tasks = random() < 0.25 ? new Set([await changeTask()]) : new Set<string>();
+      const changed = random() < 0.4 ? await changeRows() : new Set<string>();
+      const signals = random() < 0.25 ? await changeSignals(state) : new Set<string>();
+      said.push(...[...jobs].map((j) => `job ${j}`), ...[...tasks].map((t) => `task ${t}`), ...changed, ...[...signals].map((x) => `signal ${x}`));
+      const hint = { registryOnly: !tmuxChanged && tasks.size === 0, registryChanged: changed, jobsChanged: jobs, tasksChanged: tasks, signalsChanged: signals };
+      const inc = await incremental(state, hint);
+      const ref = await whole(structuredClone(state), { ...hint, recheck: true });
+      const why = `seed ${seed}, wake ${wake}: ${said.join('; ')}`;
+      expect(toldOf(inc), `${why}: what it tells`).toBe(toldOf(ref));
+      written(state, inc.values);
+      if (inc.recomputed !== undefined && inc.recomputed < state.sessions.length) partial++;
+      const full = await makeRender(home, registry)(structuredClone(state), { registryOnly: false, registryChanged: null });
+      expect(renderDifferences(inc, full), why).toEqual([]);
+    }
+    // The incremental path was the one checked, and every input field of the snapshot was drawn.
+    expect(partial).toBeGreaterThan(60);
+    const fields = [...Object.keys(snapshot.sessions[0]!).filter((f) => f !== 'name' && !WRITTEN.has(f)).map((f) => `session.${f}`), ...Object.keys(snapshot.panes[0]!).filter((f) => f !== 'id').map((f) => `pane.${f}`)];
+    expect(fields.filter((f) => !drawn.has(f))).toEqual([]);
   });
 });
