@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/env';
 import { makeWorld, type World } from '../helpers/stand-in-world';
 import { promptTextProblem } from '../../src/actions/send';
+import { registryRows } from '../helpers/registry-rows';
 
 let w: World;
 let prompts: string;
@@ -77,14 +78,7 @@ describe('send', () => {
     }
     // The Driver waits for a permission, as Claude Code's row says.
     await w.server.run(['send-keys', '-t', '=op-r:', '/status waiting permission prompt', 'Enter']);
-    const row = async () => {
-      const { readdir } = await import('node:fs/promises');
-      for (const f of await readdir(w.fe.registry)) {
-        const r = JSON.parse(await readFile(join(w.fe.registry, f), 'utf8')) as { sessionId: string; status?: string };
-        if (r.sessionId === sid) return r;
-      }
-      return null;
-    };
+    const row = async () => (await registryRows(w.fe.registry)).find((r) => r.sessionId === sid) ?? null;
     await waitFor(async () => (await row())?.status === 'waiting', 'the Driver waiting');
     const waiting = await w.fleet(['send', 'r', 'yes']);
     expect(waiting.exitCode).toBe(1);

@@ -6,9 +6,10 @@ import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
 import { FLEET_BIN, STAND_IN } from '../helpers/paths';
 import { cleanEnv } from '../helpers/hermetic';
 import { startServer, type TestServer } from '../helpers/tmux-server';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { updateTask, type Task } from '../../src/tasks';
 import { join } from 'node:path';
+import { registryRows } from '../helpers/registry-rows';
 
 const MIGRATE = '476fcfeb-0a1b-4c41-9d3c-7b0a1c2d3e4f';
 const TWIN = '476fcfeb-ffff-4c41-9d3c-7b0a1c2d3e4f';
@@ -18,15 +19,7 @@ let server: TestServer;
 let fenv: FleetEnv;
 
 async function sids(): Promise<string[]> {
-  const out: string[] = [];
-  for (const n of (await readdir(fenv.registry)).filter((x) => /^\d+\.json$/.test(x))) {
-    try {
-      out.push(String((JSON.parse(await readFile(join(fenv.registry, n), 'utf8')) as { sessionId: unknown }).sessionId));
-    } catch {
-      /* mid-write */
-    }
-  }
-  return out;
+  return (await registryRows(fenv.registry)).map((row) => String(row.sessionId));
 }
 
 async function agent(session: string, sid: string): Promise<void> {

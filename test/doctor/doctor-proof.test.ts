@@ -4,13 +4,14 @@
 // and no server started where none runs.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFleetEnv, makeTempDir, runFleet, waitFor, type FleetEnv, type TempDir } from '../helpers/env';
 import { FLEET_BIN, STAND_IN } from '../helpers/paths';
 import { attachStatusClient, removeSocketFile, sq, startServer, type TestServer } from '../helpers/tmux-server';
+import { registryRows } from '../helpers/registry-rows';
 
 const AGENT = 'a9c1f00d-1111-4c41-9d3c-7b0a1c2d3e4f';
 const OTHER = 'b7d2e11e-2222-4c41-9d3c-7b0a1c2d3e4f';
@@ -21,15 +22,7 @@ let fenv: FleetEnv;
 let work: TempDir;
 
 async function rowOf(sid: string): Promise<Record<string, unknown> | undefined> {
-  for (const n of (await readdir(fenv.registry)).filter((x) => /^\d+\.json$/.test(x))) {
-    try {
-      const row = JSON.parse(await readFile(join(fenv.registry, n), 'utf8')) as Record<string, unknown>;
-      if (row.sessionId === sid) return row;
-    } catch {
-      /* mid-write */
-    }
-  }
-  return undefined;
+  return (await registryRows(fenv.registry)).find((row) => row.sessionId === sid);
 }
 
 /** A stand-in agent (no hook of its own) in `session`, started in the shared work directory. */

@@ -1,11 +1,12 @@
 // doctor on a real tmux server, on a session whose tab has parked its work on a job.
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pidFileContent, supervisorPidFile } from '../../src/nudge';
 import { makeFleetEnv, runFleet, waitFor, type FleetEnv } from '../helpers/env';
 import { FLEET_BIN, ROOT, STAND_IN } from '../helpers/paths';
 import { startServer, type TestServer } from '../helpers/tmux-server';
+import { registryRows } from '../helpers/registry-rows';
 
 const TAB = '10e378ef-5b0f-4c41-9d3c-7b0a1c2d3e4f';
 
@@ -13,15 +14,7 @@ let server: TestServer;
 let fenv: FleetEnv;
 
 async function rows(): Promise<Record<string, unknown>[]> {
-  const out: Record<string, unknown>[] = [];
-  for (const n of (await readdir(fenv.registry)).filter((x) => /^\d+\.json$/.test(x))) {
-    try {
-      out.push(JSON.parse(await readFile(join(fenv.registry, n), 'utf8')));
-    } catch {
-      /* mid-write */
-    }
-  }
-  return out;
+  return registryRows(fenv.registry);
 }
 
 const type = async (text: string) => {
