@@ -86,10 +86,10 @@ export class Supervisor {
    * The work done since the start, as counts (tests, the debug log): wake
    * requests, ticks (renders), ticks held back to coalesce a burst, ticks
    * due while one ran (each run after it instead), tmux reads, registry row
-   * files opened, sessions whose segments were computed, options written and
-   * tmux write calls (docs/status.md#incremental-wakes).
+   * files opened, sessions whose segments were computed, options written,
+   * tmux write calls (docs/status.md#incremental-wakes) and polls.
    */
-  readonly stats = { wakes: 0, ticks: 0, coalesced: 0, deferred: 0, reads: 0, rowsRead: 0, sessions: 0, options: 0, writes: 0 };
+  readonly stats = { wakes: 0, ticks: 0, coalesced: 0, deferred: 0, reads: 0, rowsRead: 0, sessions: 0, options: 0, writes: 0, polls: 0 };
   /** When the wake requests of the last second came (WAKE_GAP_MS apart at least), oldest first. */
   private readonly wakeTimes: number[] = [];
   private lastTickAt = 0;
@@ -118,6 +118,7 @@ export class Supervisor {
       {
         wake: (tmuxToo) => this.schedule(tmuxToo),
         beforePoll: () => {
+          this.stats.polls++;
           if (this.serverAlive()) return false;
           this.stop(0, 'tmux server went away');
           return true;

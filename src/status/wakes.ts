@@ -100,6 +100,10 @@ export class Wakes {
   private taskWatchGaps = false;
   /** Session ids whose signal files (the agents' hooks) changed since taken; null: unknown, read them all. */
   private signalsChanged: Set<string> | null = null;
+  /** The directories whose watch reported something since the last poll: a new mtime there is explained. */
+  private heard = new Set<string>();
+  /** The directories whose new mtime the last poll saw with nothing reported: unexplained at the next, a miss. */
+  private doubted = new Set<string>();
 
   constructor(
     private readonly cfg: WakeConfig,
@@ -220,6 +224,7 @@ export class Wakes {
       if (this.dirWatchers.has(dir)) continue;
       try {
         const w = watch(dir, { persistent: true }, (_e, name) => {
+          this.heard.add(dir);
           // A supervisor's own pid file changing is not news.
           if (name && String(name).startsWith('supervisor-')) return;
           if (dir === tasks) {
@@ -318,27 +323,45 @@ export class Wakes {
     const tasks = tasksDir(this.cfg.home);
     const signals = signalsDir(this.cfg.home);
     for (const dir of [tasks, this.cfg.registryDir, signals]) {
+      // What the watch reported before this look; what it reports during the look counts for this poll and the next
+      // (the look may or may not have seen that change).
+      const heardBefore = this.heard.delete(dir);
       const sig = await stat(dir).then(
         (s) => `${s.mtimeMs}:${s.ino}`,
         () => 'missing',
       );
-      if (this.sigs[dir] !== undefined && this.sigs[dir] !== sig) {
-        changed = true;
-        if (dir === tasks) {
-          tasksChanged = true;
-          this.tasksChanged = null;
-        }
-        // Something the watch may have missed: read every row (every signal).
-        else if (dir === signals) this.signalsChanged = null;
-        else this.registryChanged = null;
-        // Gone or replaced (another inode): its watch sees nothing more; the next lines start a new one.
-        const inode = (s: string | undefined) => s?.split(':')[1];
-        if (inode(this.sigs[dir]) !== inode(sig)) {
-          this.dirWatchers.get(dir)?.close();
-          this.dirWatchers.delete(dir);
-        }
+      const heard = heardBefore || this.heard.has(dir);
+      const was = this.sigs[dir];
+      if (was === undefined || was === sig) {
+        this.sigs[dir] = sig;
+        this.doubted.delete(dir);
+        continue;
       }
+      const inode = (s: string | undefined) => s?.split(':')[1];
+      const replaced = inode(was) !== inode(sig) || !this.dirWatchers.has(dir);
+      // The same directory with a new mtime, its watch having reported something: a file made, renamed or removed
+      // there (a row renamed into place moves the directory's mtime), which the watch named and asked a wake for.
+      // Nothing reported: its event may still be on its way (the look raced the write), so the next poll decides.
+      if (!replaced && !heard && !this.doubted.has(dir)) {
+        this.doubted.add(dir);
+        continue;
+      }
+      this.doubted.delete(dir);
       this.sigs[dir] = sig;
+      if (!replaced && heard) continue;
+      changed = true;
+      if (dir === tasks) {
+        tasksChanged = true;
+        this.tasksChanged = null;
+      }
+      // Something the watch may have missed: read every row (every signal).
+      else if (dir === signals) this.signalsChanged = null;
+      else this.registryChanged = null;
+      // Gone or replaced (another inode): its watch sees nothing more; the next lines start a new one.
+      if (inode(was) !== inode(sig)) {
+        this.dirWatchers.get(dir)?.close();
+        this.dirWatchers.delete(dir);
+      }
     }
     // A directory watched only from now: what was written before the watch is read (every row).
     if (this.dirWatchers.size < WATCHED_DIRS && this.startWatches()) {

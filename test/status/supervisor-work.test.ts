@@ -4,7 +4,7 @@
 // tasks. Each test asserts on the counters of work done (rows read, sessions
 // computed, tmux reads, options and calls written), never on a wall time.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSupervisor } from '../../src/cli/supervise';
@@ -178,6 +178,29 @@ describe('a wake does the work of what changed, and no more', () => {
     const d = delta(before, await settled(sup));
     expect(differing(was, await shown())).toEqual([]);
     expect(d).toMatchObject({ reads: 0, rowsRead: d.ticks, sessions: d.ticks, options: 0, writes: 0 });
+  });
+
+  it('a row renamed into place (a temp file renamed over it): the same work as one rewritten in place, and the polls after it read nothing more', async () => {
+    const before = await settled(sup);
+    const was = await shown();
+    const row = { ...(rows.get(name(4)) as Row), status: 'busy', updatedAt: Date.now() };
+    rows.set(name(4), row);
+    // The directory's mtime moves (a name made and one replaced): the watch names the file, the poll must not take it for a miss.
+    const tmp = join(fenv.registry, `.${row.pid}.json.tmp`);
+    await writeFile(tmp, JSON.stringify(row));
+    await rename(tmp, join(fenv.registry, `${row.pid}.json`));
+    await waitFor(async () => (await agentOf(4)).includes('busy'), 's04 shows busy', 15_000);
+    const polls = sup.stats.polls;
+    await waitFor(() => sup.stats.polls >= polls + 2 && sup.idle, 'two polls after the write', 15_000);
+    const d = delta(before, await settled(sup));
+    const changed = differing(was, await shown());
+    expect(changed).toEqual([`${name(4)} @fleet-agent`, `${name(4)} @fleet-agent-short`]);
+    expect(d).toMatchObject({ reads: 0, options: changed.length, writes: 1 });
+    // The write is several events (the temp file made, written, renamed): a tick may see only the temp file's and read nothing.
+    // Each tick reads the one row at most and computes its session at most, never the fleet.
+    expect(d.rowsRead).toBeGreaterThanOrEqual(1);
+    expect(d.rowsRead).toBeLessThanOrEqual(d.ticks);
+    expect(d.sessions).toBe(d.rowsRead);
   });
 
   it('a nudge (a stamp, a spawn, a takeover) reads tmux once and no row; a session closed reads tmux once per wake', async () => {

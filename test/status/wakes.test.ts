@@ -177,3 +177,28 @@ describe('the registry directory made after the supervisor started (Claude Code 
     }
   });
 });
+
+describe('the poll', () => {
+  it('a row renamed into place moves the directory: the watch named the file, so the poll asks for no read of every row', async () => {
+    const d = await makeTempDir();
+    const registryDir = join(d.path, 'claude', 'sessions');
+    await mkdir(registryDir, { recursive: true });
+    const woken: boolean[] = [];
+    let polls = 0;
+    const wakes = new Wakes({ home: join(d.path, 'home'), registryDir, intervalMs: 50 }, { wake: (tmuxToo) => woken.push(tmuxToo), beforePoll: () => (polls++, false), deathSeen: () => false });
+    try {
+      wakes.start();
+      await waitFor(() => polls > 1, 'a first poll', 5000);
+      expect(wakes.takeRegistryChanged()).toBeNull();
+      await writeFile(join(registryDir, '.4242.json.tmp'), '{"status":"busy"}');
+      await rename(join(registryDir, '.4242.json.tmp'), join(registryDir, '4242.json'));
+      await waitFor(() => woken.length > 0, 'the wake of the watch', 5000);
+      const seen = polls;
+      await waitFor(() => polls > seen + 1, 'two polls after the write', 5000);
+      expect([...(wakes.takeRegistryChanged() ?? ['(every row)'])].filter((n) => !n.startsWith('.'))).toEqual(['4242.json']);
+    } finally {
+      wakes.stop();
+      await d.cleanup();
+    }
+  });
+});
