@@ -1,7 +1,8 @@
 // Process facts from the kernel, without starting a process where /proc exists.
 import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync, readlinkSync } from 'node:fs';
 
-const HAVE_PROC = existsSync('/proc/self/stat');
+/** Whether this machine has /proc (Linux): process facts from it, else from kill(2) and ps. */
+export const HAVE_PROC = existsSync('/proc/self/stat');
 
 /** What /proc/<pid>/stat says of a process: the fields liveness and ancestry need. */
 export interface ProcStat {
@@ -50,6 +51,16 @@ export function pidExists(pid: number): boolean {
     const stat = readProcStat(pid);
     return stat !== null && !hasExited(stat);
   }
+  return signalable(pid);
+}
+
+/**
+ * kill(pid, 0): a process holds the pid (EPERM: one of another user), a zombie
+ * included. The cheapest look there is (no path, no file): for a poll over
+ * many pids, with the zombies' states read apart.
+ */
+export function signalable(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;

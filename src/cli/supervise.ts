@@ -84,7 +84,7 @@ export async function makeSupervisor(ctx: Context, replace = false): Promise<Sup
     formats: supervisorFormats(),
     setOptions: SUPERVISOR_SET_OPTIONS,
     helperArgv: [process.execPath, process.argv[1] ?? ''],
-    deaths: (pids) => liveness.anyGone(pids),
+    deaths: (pids) => liveness.goneAmong(pids),
     replace,
   });
   return supervisor;

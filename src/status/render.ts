@@ -89,7 +89,8 @@ export function makeRender(
     const rowsReadBefore = source.rowsRead;
     // Before the task files: a spawn between its tmux call and its record's write holds the task's lock (spawnLocks).
     const spawnLocked = spawnLocks(home, snapshot, source.tasksLastRead);
-    const data = await source.load(!hint.registryOnly, hint.registryChanged, hint.jobsChanged, hint.tasksChanged ?? null, hint.signalsChanged ?? null);
+    const died = hint.died ?? new Set<number>();
+    const data = await source.load(!hint.registryOnly, hint.registryChanged, hint.jobsChanged, hint.tasksChanged ?? null, hint.signalsChanged ?? null, died);
     const touched = hint.recheck ? null : data.touched;
     // Only rows or job states changed (the same snapshot): the sessions they touch are computed again.
     const prev = hint.registryOnly && touched !== null && last?.snapshot === snapshot ? last : null;
@@ -155,7 +156,9 @@ export function makeRender(
     }
     // The processes the stamps recorded: a death there changes a liveness without touching a file.
     const stampPids = prev
-      ? prev.stampPids
+      ? died.size > 0
+        ? prev.stampPids.filter((pid) => !died.has(pid))
+        : prev.stampPids
       : snapshot.sessions.flatMap((s) => {
           const p = s.stamp !== '' && s.agentProc ? parseAgentProcess(s.agentProc) : null;
           // Only those that run now: the poll wakes when one of them stops.

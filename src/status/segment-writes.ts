@@ -54,6 +54,8 @@ export interface RenderHint {
   signalsChanged?: ReadonlySet<string> | null;
   /** The pane proof is due to look at /proc again (an agent still to be proven, a stamp settling). */
   recheck?: boolean;
+  /** Watched processes the poll found gone: the rows of those pids are judged again (docs/status.md#incremental-wakes). */
+  died?: ReadonlySet<number>;
 }
 
 /** Computes what every session should show from one tmux snapshot (reads files, starts no process). */

@@ -66,8 +66,8 @@ export interface SupervisorConfig {
   setOptions?: readonly string[];
   /** The argv that runs this helper (the command channel's FLEET_JUMP, a desktop notification's action). */
   helperArgv?: readonly string[];
-  /** Whether any of the watched processes has gone (the render's liveness reader answers it cheaply). */
-  deaths?: (pids: readonly number[]) => boolean;
+  /** Which of the watched processes have gone (the render's liveness reader answers it cheaply). */
+  deaths?: (pids: readonly number[]) => readonly number[];
   /** Stop the supervisor running for this server, then take its place (a new build's, docs/status.md#updates). */
   replace?: boolean;
 }
@@ -208,8 +208,8 @@ export class Supervisor {
     this.wakes.watchJobs(jobIds);
   }
 
-  private livenessChanged(): boolean {
-    return this.cfg.deaths ? this.cfg.deaths(this.alivePids) : this.alivePids.some((pid) => !pidExists(pid));
+  private livenessChanged(): readonly number[] {
+    return this.cfg.deaths ? this.cfg.deaths(this.alivePids) : this.alivePids.filter((pid) => !pidExists(pid));
   }
 
   private async serverGoneWithin(ms: number): Promise<boolean> {
@@ -280,7 +280,15 @@ export class Supervisor {
       const recheck = this.recheckDue;
       this.recheckDue = false;
       const renderAt = Date.now();
-      const rendered = await this.cfg.render(snapshot, { registryOnly, registryChanged, jobsChanged: this.wakes.takeJobsChanged(), tasksChanged: this.wakes.takeTasksChanged(), signalsChanged: this.wakes.takeSignalsChanged(), recheck });
+      const rendered = await this.cfg.render(snapshot, {
+        registryOnly,
+        registryChanged,
+        jobsChanged: this.wakes.takeJobsChanged(),
+        tasksChanged: this.wakes.takeTasksChanged(),
+        signalsChanged: this.wakes.takeSignalsChanged(),
+        died: this.wakes.takeDeaths(),
+        recheck,
+      });
       const writeAt = Date.now();
       const cpuRender = cpuAt ? process.cpuUsage(cpuAt) : null;
       const computed = rendered.recomputed ?? snapshot.sessions.length;

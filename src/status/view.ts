@@ -142,6 +142,9 @@ export class CachedFleetData {
    * `jobsChanged`: the jobs whose state files to read again.
    * `tasksChanged`: the tasks whose files to look at again (null: all of them).
    * `signalsChanged`: the session ids whose signal files to read again (null: all of them).
+   * `died`: watched processes found gone (the poll): the rows of those pids are
+   * judged again as if their files had changed; a pid no row holds (a stamp's
+   * recorded process) has every row judged again.
    */
   async load(
     tasksToo = true,
@@ -149,6 +152,7 @@ export class CachedFleetData {
     jobsChanged: ReadonlySet<string> = new Set(),
     tasksChanged: ReadonlySet<string> | null = null,
     signalsChanged: ReadonlySet<string> | null = null,
+    died: ReadonlySet<number> = new Set(),
   ): Promise<FleetLoad> {
     const signalsTouched = this.loadSignals(signalsChanged);
     const [tasks, reg] = await Promise.all([
@@ -156,8 +160,9 @@ export class CachedFleetData {
       this.registry.read(registryChanged),
     ]);
     this.lastTasks = tasks;
-    const changes = this.registry.lastChanges;
+    const fileChanges = this.registry.lastChanges;
     const last = this.last;
+    const changes = fileChanges === null ? null : died.size === 0 ? fileChanges : this.withDeaths(fileChanges, died);
     // A tmux wake lists the tasks again; the same list back (no task file changed) keeps the rows' incremental read.
     if (changes !== null && last !== null && last.tasks === tasks && reg.readable && last.registry.readable) {
       return this.loadChanged(last, reg, changes, jobsChanged, signalsTouched);
@@ -171,6 +176,24 @@ export class CachedFleetData {
     this.registry.keepFirst(neededFiles(reg.entries, this.recordedKeys));
     this.last = { tasks, registry: reg, rows, pidsExist: this.liveness.lastExists, recorded, signals: this.signals };
     return { ...this.last, touched: null };
+  }
+
+  /**
+   * The file changes with a change added for each row held whose process is
+   * among `died` and whose file did not change (the same row before and after:
+   * its liveness is judged again); null when a pid of `died` is in no row held
+   * (a stamp's recorded process: every row is judged again).
+   */
+  private withDeaths(changes: readonly RowChange[], died: ReadonlySet<number>): RowChange[] | null {
+    const out = [...changes];
+    const changedFiles = new Set(changes.map((c) => c.file));
+    const found = new Set<number>();
+    for (const [file, r] of this.rowByFile) {
+      if (!died.has(r.row.pid)) continue;
+      found.add(r.row.pid);
+      if (!changedFiles.has(file)) out.push({ file, before: r.row, after: r.row });
+    }
+    return found.size === died.size ? out : null;
   }
 
   /**

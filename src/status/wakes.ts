@@ -77,8 +77,8 @@ export interface WakeHandlers {
   wake(tmuxToo: boolean): void;
   /** Run by every poll before it looks at the directories; true: stop polling (the server is gone). */
   beforePoll(): boolean;
-  /** A death the poll may find (a watched process gone): true asks for a wake. */
-  deathSeen(): boolean;
+  /** The watched processes the poll finds gone (none: an empty list); any asks for a wake. */
+  deathSeen(): readonly number[];
 }
 
 export class Wakes {
@@ -100,6 +100,8 @@ export class Wakes {
   private taskWatchGaps = false;
   /** Session ids whose signal files (the agents' hooks) changed since taken; null: unknown, read them all. */
   private signalsChanged: Set<string> | null = null;
+  /** Watched processes the poll found gone since taken: the next wake judges their rows again, no others. */
+  private died = new Set<number>();
   /** The directories whose watch reported something since the last poll: a new mtime there is explained. */
   private heard = new Set<string>();
   /** The directories whose new mtime the last poll saw with nothing reported: unexplained at the next, a miss. */
@@ -187,6 +189,13 @@ export class Wakes {
     const changed = this.signalsChanged;
     this.signalsChanged = new Set();
     return changed;
+  }
+
+  /** The watched processes the poll found gone since the last call, and starts a new set. */
+  takeDeaths(): ReadonlySet<number> {
+    const died = this.died;
+    this.died = new Set();
+    return died;
   }
 
   /** The jobs whose state files changed since the last call, and starts a new set. */
@@ -379,9 +388,9 @@ export class Wakes {
         changed = true;
       }
     }
-    // A death changes liveness without a file: the next wake judges every row again.
+    // A death changes liveness without a file: the next wake judges the rows of the processes gone again.
     const died = this.on.deathSeen();
-    if (died) this.registryChanged = null;
-    if (changed || died) this.on.wake(tasksChanged);
+    for (const pid of died) this.died.add(pid);
+    if (changed || died.length > 0) this.on.wake(tasksChanged);
   }
 }

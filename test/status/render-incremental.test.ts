@@ -247,6 +247,58 @@ describe('an incremental wake shows what a full render shows', () => {
     expect(segments(inc.values)).toBe(segments(full.values));
   });
 
+  it("deaths the poll found: only the rows of the pids gone are judged again (a stamp's process no row holds: every row), every segment the same", async () => {
+    const random = prng(5);
+    const { snapshot, rows, pick } = await makeFleet(random);
+    // Processes of this test alone, to kill: s0..s3's tabs and job a1b2c3d4 run in them, and s1's stamp records one no row holds.
+    const mine = Array.from({ length: 6 }, () => spawn('sleep', ['600'], { stdio: 'ignore' }));
+    try {
+      await waitFor(() => mine.every((p) => p.pid !== undefined && procStartTicks(p.pid) !== null), 'the processes started');
+      const moved = [0, 1, 2, 3].map((i) => [...rows.values()].find((r) => r.sessionId === sid(i + 1))!);
+      moved.push([...rows.values()].find((r) => r.jobId === JOBS[0])!);
+      for (const [k, r] of moved.entries()) {
+        await unlink(join(registry, `${r.pid}.json`));
+        const pid = mine[k]!.pid!;
+        rows.delete(r.pid);
+        rows.set(pid, { ...r, pid, procStart: String(procStartTicks(pid)) });
+        await writeFile(join(registry, `${pid}.json`), JSON.stringify(rows.get(pid)));
+      }
+      // s0 parks its work on that job: the job's death shows under s0.
+      const s0 = rows.get(mine[0]!.pid!)!;
+      s0.parkedJobId = JOBS[0];
+      await writeFile(join(registry, `${s0.pid}.json`), JSON.stringify(s0));
+      const stampOnly = mine[5]!.pid!;
+      snapshot.sessions[1]!.agentProc = `codex ${stampOnly} ${procStartTicks(stampOnly)}`;
+      const incremental = makeRender(home, registry);
+      await incremental(snapshot, { registryOnly: false, registryChanged: null });
+      const order = [4, 2, 5, 0, 3, 1];
+      for (const [wake, k] of order.entries()) {
+        const pid = mine[k]!.pid!;
+        const exited = new Promise((r) => mine[k]!.once('exit', r));
+        mine[k]!.kill('SIGKILL');
+        await exited;
+        await waitFor(() => procStartTicks(pid) === null, 'the process reaped');
+        // Now and then a row's status changed in the same wake.
+        const changed = new Set<string>();
+        if (random() < 0.5) {
+          const r = rows.get(pick([...rows.keys()]))!;
+          r.status = r.status === 'busy' ? 'idle' : 'busy';
+          await writeFile(join(registry, `${r.pid}.json`), JSON.stringify({ ...r, updatedAt: Date.now() }));
+          changed.add(`${r.pid}.json`);
+        }
+        const inc = await incremental(snapshot, { registryOnly: true, registryChanged: changed, jobsChanged: new Set(), signalsChanged: new Set(), died: new Set([pid]) });
+        written(snapshot, inc.values);
+        const full = await makeRender(home, registry)(structuredClone(snapshot), { registryOnly: false, registryChanged: null });
+        expect(segments(inc.values), `wake ${wake}: process ${k} died; ${[...changed].join(' ')}`).toBe(segments(full.values));
+        // A row's process: the sessions of its chain computed again, not the fleet; a stamp's process no row holds: all of it.
+        if (k === 5) expect(inc.recomputed ?? snapshot.sessions.length).toBe(snapshot.sessions.length);
+        else expect(inc.recomputed, `wake ${wake}: process ${k} died`).toBeLessThan(snapshot.sessions.length / 2);
+      }
+    } finally {
+      for (const p of mine) p.kill('SIGKILL');
+    }
+  });
+
   it.each([1, 2, 3])('seed %i: 80 wakes of random tmux changes (sessions renamed, closed, created, stamped, bound; panes moved), rows too at times, every segment the same', async (seed) => {
     const random = prng(seed);
     const { snapshot, rows, pick, changeRows, changeSignals } = await makeFleet(random);

@@ -257,6 +257,36 @@ describe('a wake does the work of what changed, and no more', () => {
   });
 });
 
+describe('a death', () => {
+  let sup: Supervisor;
+  let done: Promise<number>;
+  beforeAll(async () => {
+    sup = await makeSupervisor(context());
+    done = sup.run();
+    await waitFor(async () => (await agentOf(PARKED)) !== '' && sup.idle, 'the first render', 30_000);
+  });
+  afterAll(async () => {
+    sup?.stop(0, 'test over');
+    await done;
+  });
+
+  it("a row's process killed: the poll finds it, and the next wake judges that row alone and computes the sessions of its chain, no other, with no file read", async () => {
+    const before = await settled(sup);
+    const was = await shown();
+    const exited = new Promise((r) => job.once('exit', r));
+    job.kill('SIGKILL');
+    await exited;
+    const polls = sup.stats.polls;
+    await waitFor(() => sup.stats.polls >= polls + 2 && sup.idle, 'two polls after the death', 15_000);
+    const d = delta(before, await settled(sup));
+    const changed = differing(was, await shown());
+    // The parked session showed its job at work; the job gone, it shows something else.
+    expect(changed.length).toBeGreaterThan(0);
+    expect(changed.every((k) => k.startsWith(`${name(PARKED)} `)), changed.join(', ')).toBe(true);
+    expect(d).toMatchObject({ ticks: 1, reads: 0, rowsRead: 0, sessions: 1, options: changed.length, writes: 1 });
+  });
+});
+
 describe('order: a newer change is never overwritten by an older wake, and one tick writes at a time', () => {
   it('a row rewritten while the wake for its older text is still rendering: the newer text is what stays', async () => {
     const socketPath = await socketPathOf(server);

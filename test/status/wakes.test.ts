@@ -74,7 +74,7 @@ describe('the jobs of the rows: each job\'s directory watched, its state file po
     await mkdir(registryDir, { recursive: true });
     await mkdir(join(jobs, '44a236dc'), { recursive: true });
     const woken: boolean[] = [];
-    const wakes = new Wakes({ home: join(d.path, 'home'), registryDir, intervalMs }, { wake: (tmuxToo) => woken.push(tmuxToo), beforePoll: () => false, deathSeen: () => false });
+    const wakes = new Wakes({ home: join(d.path, 'home'), registryDir, intervalMs }, { wake: (tmuxToo) => woken.push(tmuxToo), beforePoll: () => false, deathSeen: () => [] });
     return { d, jobs, wakes, woken };
   }
 
@@ -123,7 +123,7 @@ describe('the task files the watches saw change', () => {
     await mkdir(join(tasks, 'alpha'), { recursive: true });
     await mkdir(join(tasks, 'beta'), { recursive: true });
     const woken: boolean[] = [];
-    const wakes = new Wakes({ home, registryDir: join(d.path, 'registry'), intervalMs: 60_000 }, { wake: (tmuxToo) => woken.push(tmuxToo), beforePoll: () => false, deathSeen: () => false });
+    const wakes = new Wakes({ home, registryDir: join(d.path, 'registry'), intervalMs: 60_000 }, { wake: (tmuxToo) => woken.push(tmuxToo), beforePoll: () => false, deathSeen: () => [] });
     try {
       wakes.start();
       expect(wakes.takeTasksChanged()).toBeNull();
@@ -156,7 +156,7 @@ describe('the registry directory made after the supervisor started (Claude Code 
     let polls = 0;
     const wakes = new Wakes(
       { home: join(d.path, 'home'), registryDir, intervalMs: 50 },
-      { wake: (tmuxToo) => woken.push(tmuxToo), beforePoll: () => (polls++, false), deathSeen: () => false },
+      { wake: (tmuxToo) => woken.push(tmuxToo), beforePoll: () => (polls++, false), deathSeen: () => [] },
     );
     try {
       wakes.start();
@@ -185,7 +185,7 @@ describe('the poll', () => {
     await mkdir(registryDir, { recursive: true });
     const woken: boolean[] = [];
     let polls = 0;
-    const wakes = new Wakes({ home: join(d.path, 'home'), registryDir, intervalMs: 50 }, { wake: (tmuxToo) => woken.push(tmuxToo), beforePoll: () => (polls++, false), deathSeen: () => false });
+    const wakes = new Wakes({ home: join(d.path, 'home'), registryDir, intervalMs: 50 }, { wake: (tmuxToo) => woken.push(tmuxToo), beforePoll: () => (polls++, false), deathSeen: () => [] });
     try {
       wakes.start();
       await waitFor(() => polls > 1, 'a first poll', 5000);
@@ -196,6 +196,27 @@ describe('the poll', () => {
       const seen = polls;
       await waitFor(() => polls > seen + 1, 'two polls after the write', 5000);
       expect([...(wakes.takeRegistryChanged() ?? ['(every row)'])].filter((n) => !n.startsWith('.'))).toEqual(['4242.json']);
+    } finally {
+      wakes.stop();
+      await d.cleanup();
+    }
+  });
+
+  it('watched processes found gone: named for the next wake, which then judges their rows alone', async () => {
+    const d = await makeTempDir();
+    let died: number[] = [];
+    const woken: boolean[] = [];
+    const wakes = new Wakes({ home: join(d.path, 'home'), registryDir: join(d.path, 'registry'), intervalMs: 50 }, { wake: (tmuxToo) => woken.push(tmuxToo), beforePoll: () => false, deathSeen: () => died });
+    try {
+      wakes.start();
+      expect(wakes.takeRegistryChanged()).toBeNull();
+      died = [4242, 4343];
+      await waitFor(() => woken.length > 0, 'a wake for the deaths', 5000);
+      died = [];
+      expect(woken[0]).toBe(false);
+      expect([...wakes.takeDeaths()].sort()).toEqual([4242, 4343]);
+      expect(wakes.takeRegistryChanged()).toEqual(new Set());
+      expect(wakes.takeDeaths()).toEqual(new Set());
     } finally {
       wakes.stop();
       await d.cleanup();
