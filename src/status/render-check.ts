@@ -11,9 +11,10 @@ export const CHECK_RENDER_ENV = 'TMUX_FLEET_CHECK_RENDER';
 
 type Flat = Map<string, string>;
 
-/** Everything a fresh render can know of a wake, flat: each session's segments, each job window's, each unseen window's mark. */
+/** Everything a fresh render can know of a wake, flat: each session's segments, the fleet's attention, each job window's, each unseen window's mark. */
 function flatten(r: Rendered): Flat {
   const out: Flat = new Map();
+  if (r.attention !== undefined) out.set('global @fleet-attention', r.attention);
   for (const [session, values] of r.values) for (const [option, value] of Object.entries(values)) out.set(`session ${session} ${option}`, value);
   for (const [window, w] of r.windows ?? new Map()) for (const [option, value] of Object.entries(w.values)) out.set(`window ${window} (${w.session}) ${option}`, String(value));
   for (const [window, w] of r.unseenWindows ?? new Map()) out.set(`window ${window} (${w.session}) unseen`, w.value);

@@ -76,7 +76,6 @@ export function makeRender(
     snapshot: TmuxSnapshot;
     view: FleetView;
     values: Map<string, Record<SegmentOption, string>>;
-    attention: string;
     found: Discovery;
     gone: ReadonlySet<string>;
     stampPids: number[];
@@ -217,15 +216,14 @@ export function makeRender(
       '@fleet-owner': s.slug && s.decision ? ownerSegment(s.slug, s.decision, styles, s.agentGone, s.unprovable !== null) : '',
       '@fleet-hop': hopSegment(s.hop, styles),
       '@fleet-agent': agentSegment(s.state, styles) || agentKindSegment(s.agent, styles),
-      '@fleet-attention': '',
       '@fleet-hop-short': hopShortSegment(s.hop, styles),
       '@fleet-agent-short': agentSegment(s.state, styles, true) || agentKindSegment(s.agent, styles),
       '@fleet-unseen': unseenOf(s.session, s.unseen),
     });
     let values: Map<string, Record<SegmentOption, string>>;
     let dirty: Set<string> | undefined;
-    const none = { '@fleet-owner': '', '@fleet-hop': '', '@fleet-agent': '', '@fleet-attention': '', '@fleet-hop-short': '', '@fleet-agent-short': '' };
-    /** The sessions whose values this render set (their attention is set below). */
+    const none = { '@fleet-owner': '', '@fleet-hop': '', '@fleet-agent': '', '@fleet-hop-short': '', '@fleet-agent-short': '' };
+    /** The sessions whose values this render set. */
     const set = new Set<string>();
     if (base && redo && redone) {
       // The sessions not computed again keep their values.
@@ -257,11 +255,8 @@ export function makeRender(
     }
     let unseen = 0;
     for (const v of values.values()) if (v['@fleet-unseen'] !== '') unseen++;
+    // The fleet's, in one global option (docs/status.md#attention): a new count is one write, not one per session.
     const attention = attentionSegment(waiters.length, styles, unseen);
-    // Attention is the fleet's: a new count goes to every session, else to those set now.
-    if (!base || attention !== base.attention) for (const v of values.values()) v['@fleet-attention'] = attention;
-    else for (const name of set) (values.get(name) as Record<SegmentOption, string>)['@fleet-attention'] = attention;
-    if (dirty && base && attention !== base.attention) dirty = undefined;
     // The agent's window of each session marked unseen: its own status shows it too (#{fleet_window}, docs/notify.md#unseen).
     const unseenWindows = new Map<string, { session: string; value: string }>();
     if (unseen > 0) {
@@ -292,9 +287,10 @@ export function makeRender(
       { tasks: data.tasks, rows: data.rows, registryReadable: data.registry.readable, recorded: data.recorded },
       styles,
     );
-    last = { snapshot, view, values, attention, found, gone: proof.gone, stampPids };
+    last = { snapshot, view, values, found, gone: proof.gone, stampPids };
     return {
       values,
+      attention,
       toasts,
       windows,
       notices,

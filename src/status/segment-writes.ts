@@ -11,8 +11,15 @@ import { oneToastPerClient, toastsFor } from '../tmux/toast';
  * and the session's unseen mark (docs/notify.md#unseen: kept in tmux, so a new
  * supervisor finds it).
  */
-export const SEGMENT_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent', '@fleet-attention', '@fleet-hop-short', '@fleet-agent-short', '@fleet-unseen'] as const;
+export const SEGMENT_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent', '@fleet-hop-short', '@fleet-agent-short', '@fleet-unseen'] as const;
 export type SegmentOption = (typeof SEGMENT_OPTIONS)[number];
+
+/**
+ * The fleet's attention (docs/status.md#attention): the same in every session,
+ * so one global option that every session's status line reads (a session sets
+ * none of its own), written once whatever the number of sessions.
+ */
+export const ATTENTION_OPTION = '@fleet-attention';
 
 /** The options a job's window carries over its session's (docs/status.md#background-jobs). */
 export const WINDOW_OPTIONS = ['@fleet-owner', '@fleet-hop', '@fleet-agent', '@fleet-hop-short', '@fleet-agent-short'] as const;
@@ -23,6 +30,8 @@ export type WindowValues = Map<string, { session: string; values: Record<WindowO
 export interface Rendered {
   /** Desired segment values per session name ('' = nothing to show). */
   values: Map<string, Record<SegmentOption, string>>;
+  /** The fleet's attention segment (ATTENTION_OPTION); absent: left as it is. */
+  attention?: string;
   /** Desired values of the windows opened for background jobs. */
   windows?: WindowValues;
   /** Messages for the clients attached to a session. */
@@ -61,13 +70,12 @@ export interface RenderHint {
 /** Computes what every session should show from one tmux snapshot (reads files, starts no process). */
 export type Render = (snapshot: TmuxSnapshot, hint: RenderHint) => Promise<Rendered>;
 
-type SegmentField = 'owner' | 'hop' | 'agent' | 'attention' | 'hopShort' | 'agentShort' | 'unseen';
+type SegmentField = 'owner' | 'hop' | 'agent' | 'hopShort' | 'agentShort' | 'unseen';
 /** Where the snapshot keeps each option's current value (src/tmux/snapshot.ts). */
 const SNAPSHOT_FIELD: Record<SegmentOption, SegmentField> = {
   '@fleet-owner': 'owner',
   '@fleet-hop': 'hop',
   '@fleet-agent': 'agent',
-  '@fleet-attention': 'attention',
   '@fleet-hop-short': 'hopShort',
   '@fleet-agent-short': 'agentShort',
   '@fleet-unseen': 'unseen',
@@ -138,11 +146,26 @@ export function applyToSnapshot(snapshot: TmuxSnapshot, changes: readonly Option
     sessionsByName.set(snapshot.sessions, byName);
   }
   for (const c of changes) {
-    if (c.window !== undefined) continue;
+    if (c.window !== undefined || c.global) continue;
     const s = byName.get(c.session);
     const f = field[c.option];
     if (s && f) s[f] = c.value;
   }
+}
+
+/**
+ * The writes of the fleet's attention: the global value when it differs from
+ * the one written last (null: none yet, or a write that may not have landed);
+ * with `clearOwn` (a run's first write), the value each session may hold of
+ * its own, unset so that it cannot hide the global one (an older build wrote
+ * one in every session). A session's value as the snapshot reads it is its
+ * own, else the global one, so every session that shows one is unset, once.
+ */
+export function attentionChanges(snapshot: TmuxSnapshot, want: string | undefined, last: string | null, clearOwn: boolean): OptionChange[] {
+  const changes: OptionChange[] = [];
+  if (clearOwn) for (const s of snapshot.sessions) if (s.attention !== '') changes.push({ session: s.name, option: ATTENTION_OPTION, value: '' });
+  if (want !== undefined && want !== last) changes.push({ session: '', global: true, option: ATTENTION_OPTION, value: want });
+  return changes;
 }
 
 /** Each toast for the clients of its session, shown for @fleet-message-time; a client's toasts joined into one. */

@@ -18,7 +18,7 @@ import { pidExists, processIdentity, stillRunning, type ProcessIdentity } from '
 import type { Tmux } from '../tmux';
 import { applyChanges } from '../tmux/apply';
 import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
-import { applyToSnapshot, diffSegments, diffUnseenWindows, diffWindows, toastsForClients, type Render, type WindowValues } from './segment-writes';
+import { applyToSnapshot, attentionChanges, diffSegments, diffUnseenWindows, diffWindows, toastsForClients, type Render, type WindowValues } from './segment-writes';
 import { acquirePidFile, releasePidFile } from './supervisor-lock';
 import { Notifier, parseChannels, type NotifyWorld } from '../notify/notifier';
 import { jumpHint, setOptionValue } from './snapshot-options';
@@ -102,6 +102,10 @@ export class Supervisor {
   private lastWindows: WindowValues = new Map();
   /** The unseen marks of windows this supervisor wrote last. */
   private lastUnseenWindows: ReadonlyMap<string, { session: string; value: string }> = new Map();
+  /** The fleet's attention as this supervisor wrote it last (null: not yet, or a write failed: written again). */
+  private lastAttention: string | null = null;
+  /** Whether this run has unset the attention values sessions held of their own (segment-writes.ts: attentionChanges). */
+  private ownAttentionCleared = false;
   private readonly debug = process.env.TMUX_FLEET_DEBUG === '1';
   /** The hooks that wake it when a client attaches, leaves or switches are installed: its snapshot's clients are current. */
   private clientHooks = false;
@@ -306,9 +310,11 @@ export class Supervisor {
         ...diffSegments(snapshot, rendered.values, dirty),
         ...diffWindows(this.lastWindows, windows, existing),
         ...diffUnseenWindows(this.lastUnseenWindows, unseenWindows, existing),
+        ...attentionChanges(snapshot, rendered.attention, this.lastAttention, !this.ownAttentionCleared),
       ];
       const toasts = toastsForClients(snapshot, rendered.toasts);
       const applied = await applyChanges(this.cfg.tmux, changes, toasts);
+      this.ownAttentionCleared = true;
       this.notifier.say(rendered.notices ?? [], this.notifyWorld(snapshot), rendered.waits ?? new Set());
       this.stats.writes += applied.calls;
       this.stats.options += changes.length;
@@ -325,14 +331,17 @@ export class Supervisor {
         this.last = null;
         this.lastWindows = new Map();
         this.lastUnseenWindows = new Map();
+        this.lastAttention = null;
       } else {
         applyToSnapshot(snapshot, changes);
         this.last = snapshot;
         this.lastWindows = windows;
         this.lastUnseenWindows = unseenWindows;
+        this.lastAttention = rendered.attention ?? this.lastAttention;
       }
     } catch (err) {
       this.last = null;
+      this.lastAttention = null;
       this.wakes.forgetChanges();
       if (!this.serverAlive()) {
         this.stop(0, 'tmux server went away');

@@ -12,10 +12,12 @@ export const MAX_CHAIN_BYTES = 12_000;
 export const MAX_TOAST_CHARS = 400;
 
 export interface OptionChange {
-  /** The session whose option this is; with `window`, only named for messages. */
+  /** The session whose option this is; with `window` or `global`, only named for messages. */
   session: string;
   /** A window id (@N): the option is set on that window, where it overrides the session's in its status line. */
   window?: string;
+  /** The global option, which every session without one of its own reads (the fleet's attention). */
+  global?: boolean;
   option: string;
   /** '' unsets the option: a session with nothing to show shows nothing. */
   value: string;
@@ -38,7 +40,7 @@ export function toastCommand(t: Toast): string[] {
 
 export function changeCommands(changes: readonly OptionChange[], toasts: readonly Toast[] = []): string[][] {
   const cmds: string[][] = changes.map((c) => {
-    const target = c.window !== undefined ? ['-w', '-t', c.window] : ['-t', sessionTarget(c.session)];
+    const target = c.global ? ['-g'] : c.window !== undefined ? ['-w', '-t', c.window] : ['-t', sessionTarget(c.session)];
     return c.value === '' ? ['set-option', '-u', ...target, c.option] : ['set-option', ...target, c.option, c.value];
   });
   for (const t of toasts) cmds.push(toastCommand(t));

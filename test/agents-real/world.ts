@@ -173,7 +173,8 @@ export async function makeAgentWorld(agent: OtherAgent): Promise<AgentWorld> {
       return `op-${slug}`;
     },
     async option(session, name) {
-      const r = await execa('tmux', ['-L', socket, 'show-options', '-qv', '-t', `=${session}:`, name], { env: agentEnv, extendEnv: false, reject: false });
+      // As the session sees it: its own, else the global one (the fleet's attention is global).
+      const r = await execa('tmux', ['-L', socket, 'show-options', '-qvA', '-t', `=${session}:`, name], { env: agentEnv, extendEnv: false, reject: false });
       return String(r.stdout);
     },
     stamp: (session) => world.option(session, '@claude_session_id'),

@@ -55,7 +55,8 @@ const jobRow = (pid: number, jobId: string, over: Record<string, unknown> = {}) 
 });
 
 const panePid = async (session: string) => Number((await server.run(['display-message', '-p', '-t', `=${session}:`, '#{pane_pid}'])).trim());
-const opt = async (session: string, name: string) => (await server.run(['show-options', '-qv', '-t', `=${session}:`, name])).trim();
+/** An option as the session sees it: its own, else the global one (the fleet's attention is global). */
+const opt = async (session: string, name: string) => (await server.run(['show-options', '-qvA', '-t', `=${session}:`, name])).trim();
 const recorded = async () => (await readFile(record, 'utf8').catch(() => '')).split('\n').filter(Boolean);
 const clientSession = async () => (await server.run(['list-clients', '-F', '#{session_name}'])).trim();
 const screenOf = (session: string) => server.run(['capture-pane', '-p', '-t', `=${session}:`]);

@@ -23,7 +23,8 @@ let clientName = '';
 const AGENT = `${process.execPath} ${STAND_IN}`;
 /** The OSC 9 notifications the client's terminal got, in order. */
 const oscs = () => [...Buffer.from(pty.output(), 'latin1').toString('utf8').matchAll(/\u001b\]9;([^\u001b\u0007]*)\u001b\\/g)].map((m) => m[1] as string);
-const opt = async (session: string, name: string) => (await server.run(['show-options', '-qv', '-t', `=${session}:`, name])).trim();
+/** An option as the session sees it: its own, else the global one (the fleet's attention is global). */
+const opt = async (session: string, name: string) => (await server.run(['show-options', '-qvA', '-t', `=${session}:`, name])).trim();
 const type = async (session: string, text: string) => {
   await server.run(['send-keys', '-t', `=${session}:`, '-l', text]);
   await server.run(['send-keys', '-t', `=${session}:`, 'Enter']);

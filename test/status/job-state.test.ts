@@ -19,7 +19,8 @@ let base = '';
 
 const JOB = '44a236dc';
 const AGENT = `${process.execPath} ${STAND_IN}`;
-const opt = async (session: string, name: string) => (await server.run(['show-options', '-qv', '-t', `=${session}:`, name])).trim();
+/** An option as the session sees it: its own, else the global one (the fleet's attention is global). */
+const opt = async (session: string, name: string) => (await server.run(['show-options', '-qvA', '-t', `=${session}:`, name])).trim();
 const type = async (text: string) => {
   await server.run(['send-keys', '-t', '=op-tj:', '-l', text]);
   await server.run(['send-keys', '-t', '=op-tj:', 'Enter']);

@@ -193,7 +193,8 @@ async function makeFleet(random: () => number) {
 /** Titles the agents give their panes (src/agents/state.ts), and others. */
 const TITLES = ['', 'vm', '⠏ Write a haiku | work', '[ ! ] Action Required | Write | work', 'Write a haiku | work', '✦ Working… (work)', '✋ Action Required (work)', '◇ Ready (work)'];
 
-const segments = (values: Map<string, Record<string, string>>) => JSON.stringify([...values].sort(([a], [b]) => a.localeCompare(b)));
+/** Every session's segments, and the fleet's attention. */
+const segments = (r: { values: Map<string, Record<string, string>>; attention?: string }) => JSON.stringify([r.attention, ...[...r.values].sort(([a], [b]) => a.localeCompare(b))]);
 
 /**
  * What tmux holds after the supervisor's write (applyToSnapshot): the unseen
@@ -220,7 +221,7 @@ describe('an incremental wake shows what a full render shows', () => {
       const inc = await incremental(snapshot, { registryOnly: true, registryChanged: changed, jobsChanged: new Set(), signalsChanged: signals });
       written(snapshot, inc.values);
       const full = await makeRender(home, registry)(structuredClone(snapshot), { registryOnly: false, registryChanged: null });
-      expect(segments(inc.values), `seed ${seed}, wake ${wake}: ${[...changed, ...signals].join(' ')}`).toBe(segments(full.values));
+      expect(segments(inc), `seed ${seed}, wake ${wake}: ${[...changed, ...signals].join(' ')}`).toBe(segments(full));
     }
   });
 
@@ -244,7 +245,7 @@ describe('an incremental wake shows what a full render shows', () => {
     const full = await makeRender(home, registry)(structuredClone(next), { registryOnly: false, registryChanged: null });
     expect(inc.recomputed).toBeLessThan(next.sessions.length);
     expect(inc.values.get('s7')!['@fleet-owner']).toBe(before.replace('live', 'gone'));
-    expect(segments(inc.values)).toBe(segments(full.values));
+    expect(segments(inc)).toBe(segments(full));
   });
 
   it("deaths the poll found: only the rows of the pids gone are judged again (a stamp's process no row holds: every row), every segment the same", async () => {
@@ -289,7 +290,7 @@ describe('an incremental wake shows what a full render shows', () => {
         const inc = await incremental(snapshot, { registryOnly: true, registryChanged: changed, jobsChanged: new Set(), signalsChanged: new Set(), died: new Set([pid]) });
         written(snapshot, inc.values);
         const full = await makeRender(home, registry)(structuredClone(snapshot), { registryOnly: false, registryChanged: null });
-        expect(segments(inc.values), `wake ${wake}: process ${k} died; ${[...changed].join(' ')}`).toBe(segments(full.values));
+        expect(segments(inc), `wake ${wake}: process ${k} died; ${[...changed].join(' ')}`).toBe(segments(full));
         // A row's process: the sessions of its chain computed again, not the fleet; a stamp's process no row holds: all of it.
         if (k === 5) expect(inc.recomputed ?? snapshot.sessions.length).toBe(snapshot.sessions.length);
         else expect(inc.recomputed, `wake ${wake}: process ${k} died`).toBeLessThan(snapshot.sessions.length / 2);
@@ -418,7 +419,7 @@ describe('an incremental wake shows what a full render shows', () => {
       written(state, inc.values);
       if (inc.recomputed !== undefined && inc.recomputed < state.sessions.length) incremental_wakes++;
       const full = await makeRender(home, registry)(structuredClone(state), { registryOnly: false, registryChanged: null });
-      expect(segments(inc.values), `seed ${seed}, wake ${wake}: ${said.join('; ')} ${[...changed, ...signals].join(' ')}`).toBe(segments(full.values));
+      expect(segments(inc), `seed ${seed}, wake ${wake}: ${said.join('; ')} ${[...changed, ...signals].join(' ')}`).toBe(segments(full));
     }
     // Most wakes computed only some sessions again: the test checks the incremental path, not the full one.
     expect(incremental_wakes).toBeGreaterThan(40);

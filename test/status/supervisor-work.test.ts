@@ -203,6 +203,23 @@ describe('a wake does the work of what changed, and no more', () => {
     expect(d.sessions).toBe(d.rowsRead);
   });
 
+  it("a turn ended while no client looks: the fleet's attention changes for every session in one global write, not one per session", async () => {
+    const before = await settled(sup);
+    const was = await shown();
+    const attentionOf = async (i: number) => (await server.run(['display-message', '-p', '-t', `=${name(i)}:`, '#{@fleet-attention}'])).trim();
+    expect(await attentionOf(0)).not.toContain('done');
+    expect(rows.get(name(7))?.status).toBe('busy');
+    await writeRow(name(7), { status: 'idle' });
+    await waitFor(async () => (await attentionOf(0)).includes('1 done'), 'the attention counts the finished turn', 15_000);
+    const d = delta(before, await settled(sup));
+    const changed = differing(was, await shown());
+    // The session's own segments and its unseen mark, the mark of its agent's window (docs/notify.md#unseen), and the
+    // count, as every session's status line reads it, in one global option: not one per session.
+    expect(changed).toEqual([`${name(7)} @fleet-agent`, `${name(7)} @fleet-agent-short`, `${name(7)} @fleet-unseen`]);
+    for (let i = 0; i < SESSIONS; i++) expect(await attentionOf(i)).toContain('1 done');
+    expect(d).toMatchObject({ reads: 0, options: changed.length + 2, writes: 1 });
+  });
+
   it('a nudge (a stamp, a spawn, a takeover) reads tmux once and no row; a session closed reads tmux once per wake', async () => {
     let before = await settled(sup);
     process.kill(process.pid, 'SIGUSR2');
@@ -254,6 +271,26 @@ describe('a wake does the work of what changed, and no more', () => {
     expect(d.writes).toBeLessThanOrEqual(d.ticks);
     expect(d.reads).toBe(0);
     expect(d.coalesced).toBeGreaterThan(0);
+  });
+});
+
+describe("the fleet's attention, kept in one global option", () => {
+  it("a session's own value (an older build wrote one in every session) is unset at the first wake, so that it hides nothing", async () => {
+    const own = async (i: number) => (await server.run(['show-options', '-qv', '-t', `=${name(i)}:`, '@fleet-attention'])).trim();
+    await server.run(['set-option', '-t', `=${name(3)}:`, '@fleet-attention', '! 9 waiting']);
+    await server.run(['set-option', '-g', '@fleet-attention', 'stale']);
+    expect(await own(3)).toBe('! 9 waiting');
+    const sup = await makeSupervisor(context());
+    const done = sup.run();
+    try {
+      await waitFor(async () => (await server.run(['show-options', '-gqv', '@fleet-attention'])).trim() !== 'stale' && sup.idle, 'the first render', 30_000);
+      expect(await own(3)).toBe('');
+      const global = (await server.run(['show-options', '-gqv', '@fleet-attention'])).trim();
+      expect((await server.run(['display-message', '-p', '-t', `=${name(3)}:`, '#{@fleet-attention}'])).trim()).toBe(global);
+    } finally {
+      sup.stop(0, 'test over');
+      await done;
+    }
   });
 });
 

@@ -20,7 +20,8 @@ let supervisor: RunningSupervisor;
 const clients: StatusClient[] = [];
 
 const AGENT = `${process.execPath} ${STAND_IN}`;
-const opt = async (session: string, name: string) => (await server.run(['show-options', '-qv', '-t', `=${session}:`, name])).trim();
+/** An option as the session sees it: its own, else the global one (the fleet's attention is global). */
+const opt = async (session: string, name: string) => (await server.run(['show-options', '-qvA', '-t', `=${session}:`, name])).trim();
 const sidOf = async (session: string) => waitFor(async () => opt(session, '@claude_session_id'), `stamp of ${session}`, 15_000);
 /** Marks a session by hand, then nudges the supervisor, as stamp, spawn and takeover do after their writes. */
 const mark = async (session: string, options: Record<string, string>) => {
