@@ -19,6 +19,20 @@ export interface AgentLook {
   driver?: 'live' | 'gone' | null;
 }
 
+/** One session's look, or null when it shows no live agent. */
+function sessionLook(s: FleetView['sessions'][number]): AgentLook | null {
+  if (!s.state || !s.state.alive) return null;
+  return { who: s.slug ?? s.session, status: s.state.status, session: s.session, task: s.slug, agent: s.agent };
+}
+
+/** One task's Driver's look (its liveness), or null for a task with no owner or no record. */
+function taskLook(t: FleetView['tasks'][number], agentGone: (session: string) => boolean): AgentLook | null {
+  // An archived task's Driver was asked to exit by `done`: no news (docs/tasks.md#archived-tasks).
+  if (t.owner === '' || t.task === null || isArchived(t.task)) return null;
+  const driver = t.decision.verdict === 0 ? (t.session !== null && agentGone(t.session) ? 'gone' : 'live') : t.decision.liveness === 'live' || t.decision.liveness === 'gone' ? t.decision.liveness : null;
+  return { who: t.slug, status: null, session: t.session, task: t.slug, agent: t.agent, driver };
+}
+
 /**
  * The fleet's agents as this wake sees them, by key: every stamped or
  * task-bound session with a state (`s:<session>`), and every task's Driver
@@ -28,17 +42,38 @@ export function lookAtFleet(view: FleetView): Map<string, AgentLook> {
   const out = new Map<string, AgentLook>();
   const sessions = new Map(view.sessions.map((s) => [s.session, s]));
   for (const s of view.sessions) {
-    if (!s.state || !s.state.alive) continue;
-    out.set(`s:${s.session}`, { who: s.slug ?? s.session, status: s.state.status, session: s.session, task: s.slug, agent: s.agent });
+    const look = sessionLook(s);
+    if (look) out.set(`s:${s.session}`, look);
   }
   for (const t of view.tasks) {
-    // An archived task's Driver was asked to exit by `done`: no news (docs/tasks.md#archived-tasks).
-    if (t.owner === '' || t.task === null || isArchived(t.task)) continue;
-    const own = t.session ? sessions.get(t.session) : undefined;
-    const driver = t.decision.verdict === 0 ? (own?.agentGone ? 'gone' : 'live') : t.decision.liveness === 'live' || t.decision.liveness === 'gone' ? t.decision.liveness : null;
-    out.set(`t:${t.slug}`, { who: t.slug, status: null, session: t.session, task: t.slug, agent: t.agent, driver });
+    const look = taskLook(t, (name) => !!sessions.get(name)?.agentGone);
+    if (look) out.set(`t:${t.slug}`, look);
   }
   return out;
+}
+
+/**
+ * The looks after a wake that computed only some sessions and tasks again
+ * (docs/status.md#incremental-wakes): `looks` (the last wake's) changed in
+ * place for those, and for the sessions gone; the keys changed, each with its
+ * look before (undefined: none), for noticesOf. `agentGone`: whether a
+ * session's stamped agent is gone, as its view says.
+ */
+export function updateLooks(
+  looks: Map<string, AgentLook>,
+  changed: { sessions: Iterable<FleetView['sessions'][number]>; gone: Iterable<string>; tasks: Iterable<FleetView['tasks'][number]> },
+  agentGone: (session: string) => boolean,
+): Map<string, AgentLook | undefined> {
+  const before = new Map<string, AgentLook | undefined>();
+  const put = (key: string, look: AgentLook | null) => {
+    if (!before.has(key)) before.set(key, looks.get(key));
+    if (look) looks.set(key, look);
+    else looks.delete(key);
+  };
+  for (const name of changed.gone) put(`s:${name}`, null);
+  for (const s of changed.sessions) put(`s:${s.session}`, sessionLook(s));
+  for (const t of changed.tasks) put(`t:${t.slug}`, taskLook(t, agentGone));
+  return before;
 }
 
 /** A turn ended: it was busy (or waiting, the approval answered within one wake) and is idle now. */
@@ -53,11 +88,13 @@ function finished(before: AgentLook | undefined, now: AgentLook): boolean {
  * first wake, which tells nothing (what already was is no news).
  */
 export function noticesOf(
-  before: ReadonlyMap<string, AgentLook> | null,
+  before: ReadonlyMap<string, AgentLook | undefined> | null,
   now: ReadonlyMap<string, AgentLook>,
   lastWaits: ReadonlySet<string> | null,
   waiters: readonly Waiter[],
   paneOf: (session: string) => string | null,
+  /** The only keys that may differ between `before` and `now` (updateLooks'); absent: every key of `now`. */
+  keys?: Iterable<string>,
 ): Notice[] {
   if (before === null || lastWaits === null) return [];
   const out: Notice[] = [];
@@ -77,7 +114,9 @@ export function noticesOf(
       job: w.target.kind === 'job' ? w.target.jobId : null,
     });
   }
-  for (const [key, look] of now) {
+  for (const key of keys ?? now.keys()) {
+    const look = now.get(key);
+    if (!look) continue;
     const was = before.get(key);
     if (key.startsWith('s:') && finished(was, look)) {
       out.push({ kind: 'done', who: look.who, what: 'finished its turn', session: look.session, pane: look.session ? paneOf(look.session) : null, task: look.task, agent: look.agent });

@@ -10,8 +10,8 @@ import { hopToast, shorten } from './hop-text';
 import { ownerSid, type Task } from '../tasks/schema';
 import type { TmuxSnapshot } from '../tmux/snapshot';
 import { jumpHint, setOptionValue } from './snapshot-options';
-import { lookAtFleet, noticesOf, type AgentLook } from './notices';
-import { coalesce, noticeText } from '../notify/notice';
+import { lookAtFleet, noticesOf, updateLooks, type AgentLook } from './notices';
+import { coalesce, noticeText, type Notice } from '../notify/notice';
 import { parseChannels } from '../notify/notifier';
 import { fleetAgents, fleetWaiters, ShownIds } from './agents';
 import { agentKindSegment, agentSegment, attentionSegment, hopSegment, hopShortSegment, iconOnly, ownerSegment, styleFormats, stylesFrom } from './segments';
@@ -202,10 +202,19 @@ export function makeRender(
     // Attention across the fleet (docs/status.md#attention): the same value in every session.
     const waiters = fleetWaiters(view, fleetAgents(view, data.rows, proof.agents, shown, true));
     // What this wake tells the person (docs/notify.md#events): a new wait, a turn finished, a failure.
-    const nowLooks = lookAtFleet(view);
     const agentPane = (session: string): string | null => proof.agents.get(session)?.[0]?.pane ?? found.kinds.get(session)?.pane ?? null;
-    const notices = noticesOf(looks, nowLooks, waits, waiters, agentPane);
-    looks = nowLooks;
+    let notices: Notice[];
+    if (looks !== null && base && redone) {
+      // Only the sessions and tasks computed again can look different: their looks changed in place, not the fleet's made anew.
+      const gone = diff ? [...cleared, ...diff.removed] : [...cleared];
+      const tasks = view.tasks.filter((t, i) => t !== base.view.tasks[i]);
+      const before = updateLooks(looks, { sessions: redone.values(), gone, tasks }, (name) => proof.gone.has(name));
+      notices = noticesOf(before, looks, waits, waiters, agentPane, before.keys());
+    } else {
+      const nowLooks = lookAtFleet(view);
+      notices = noticesOf(looks, nowLooks, waits, waiters, agentPane);
+      looks = nowLooks;
+    }
     // The sessions a client shows now: nothing is told about them, and what was unseen there is seen.
     const shownNow = new Set(snapshot.clients.filter((c) => c.control !== '1').map((c) => c.session));
     const stamp = Math.floor(Date.now() / 1000);
@@ -275,10 +284,14 @@ export function makeRender(
     const channels = parseChannels(setOptionValue(snapshot.config, '@fleet-notify', 'notify')).channels;
     if (channels.has('toast') && notices.length > 0) {
       const hint = jumpHint(setOptionValue(snapshot.config, '@fleet-attention-key', 'attentionKey'));
-      // Each session's clients: what is not about that session (a job runs in none of its session's panes).
+      const toast = (mine: typeof notices) => `fleet: ${shorten(coalesce(mine), 100)} (${hint})`;
+      // Each session's clients: what is not about that session (a job runs in none of its session's panes). A session
+      // no notice names gets every one: that text is made once, not once per session.
+      const named = new Set(notices.filter((n) => !n.job && n.session !== null).map((n) => n.session));
+      const every = named.size < snapshot.sessions.length ? toast(notices) : '';
       for (const x of snapshot.sessions) {
-        const mine = notices.filter((n) => n.session !== x.name || !!n.job);
-        if (mine.length > 0) toasts.push({ session: x.name, text: `fleet: ${shorten(coalesce(mine), 100)} (${hint})` });
+        const mine = named.has(x.name) ? notices.filter((n) => n.session !== x.name || !!n.job) : notices;
+        if (mine.length > 0) toasts.push({ session: x.name, text: mine === notices ? every : toast(mine) });
       }
     }
     waits = new Set(waiters.map((w) => w.key));

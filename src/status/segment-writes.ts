@@ -168,7 +168,14 @@ export function attentionChanges(snapshot: TmuxSnapshot, want: string | undefine
   return changes;
 }
 
-/** Each toast for the clients of its session, shown for @fleet-message-time; a client's toasts joined into one. */
+/**
+ * Each toast for the clients of its session, shown for @fleet-message-time; a
+ * client's toasts joined into one. The clients are looked up by session: a
+ * wake's toasts name every session (a notice goes to every client), most of
+ * which no client shows.
+ */
 export function toastsForClients(snapshot: TmuxSnapshot, toasts: Rendered['toasts']): Toast[] {
-  return oneToastPerClient(toasts.flatMap((t) => toastsFor(snapshot.clients, t.session, t.text)));
+  if (toasts.length === 0 || snapshot.clients.length === 0) return [];
+  const onScreen = new Set(snapshot.clients.map((c) => c.session));
+  return oneToastPerClient(toasts.flatMap((t) => (onScreen.has(t.session) ? toastsFor(snapshot.clients, t.session, t.text) : [])));
 }

@@ -371,9 +371,14 @@ export class Supervisor {
     const config = snapshot.config;
 
     const jumpArgv = this.cfg.helperArgv ? [...this.cfg.helperArgv, 'attention', '--jump', '--home', this.cfg.home, '--socket-path', this.cfg.socketPath] : [];
+    let panes: Map<string, NotifyWorld['panes'] extends ReadonlyMap<string, infer P> ? P : never> | null = null;
     return {
       clients: snapshot.clients,
-      panes: new Map(snapshot.panes.map((p) => [p.id, { id: p.id, session: p.session, tty: p.tty, active: p.active === '1', job: p.job }])),
+      // Made when a notice is said, not at every wake: a map of every pane of the fleet.
+      get panes() {
+        panes ??= new Map(snapshot.panes.map((p) => [p.id, { id: p.id, session: p.session, tty: p.tty, active: p.active === '1', job: p.job }]));
+        return panes;
+      },
       channels: parseChannels(setOptionValue(config, '@fleet-notify', 'notify')).channels,
       command: config.notifyCommand ?? '',
       jumpHint: jumpHint(setOptionValue(config, '@fleet-attention-key', 'attentionKey')),

@@ -193,6 +193,10 @@ async function makeFleet(random: () => number) {
 /** Titles the agents give their panes (src/agents/state.ts), and others. */
 const TITLES = ['', 'vm', '⠏ Write a haiku | work', '[ ! ] Action Required | Write | work', 'Write a haiku | work', '✦ Working… (work)', '✋ Action Required (work)', '◇ Ready (work)'];
 
+/** What a wake tells (docs/notify.md#events), in a stable order. */
+const toldOf = (r: { notices?: readonly { kind: string; who: string; what: string; session: string | null }[] }) =>
+  (r.notices ?? []).map((n) => `${n.kind} ${n.who} ${n.session ?? '-'}: ${n.what}`).sort();
+
 /** Every session's segments, and the fleet's attention. */
 const segments = (r: { values: Map<string, Record<string, string>>; attention?: string }) => JSON.stringify([r.attention, ...[...r.values].sort(([a], [b]) => a.localeCompare(b))]);
 
@@ -214,15 +218,24 @@ describe('an incremental wake shows what a full render shows', () => {
     snapshot.sessions[2]!.agentProc = `gemini ${procs[2]!.pid} ${procStartTicks(procs[2]!.pid!)}`;
     for (const p of snapshot.panes) p.title = pick(TITLES);
     const incremental = makeRender(home, registry);
+    // The same wakes computed whole each time (a recheck), from the same last wake: what they tell must be the same.
+    const whole = makeRender(home, registry);
     await incremental(snapshot, { registryOnly: false, registryChanged: null });
+    await whole(snapshot, { registryOnly: false, registryChanged: null });
+    let told = 0;
     for (let wake = 0; wake < 80; wake++) {
       const signals = random() < 0.4 ? await changeSignals(snapshot) : new Set<string>();
       const changed = signals.size > 0 && random() < 0.5 ? new Set<string>() : await changeRows();
       const inc = await incremental(snapshot, { registryOnly: true, registryChanged: changed, jobsChanged: new Set(), signalsChanged: signals });
+      const ref = await whole(snapshot, { registryOnly: true, registryChanged: changed, jobsChanged: new Set(), signalsChanged: signals, recheck: true });
+      expect(toldOf(inc), `seed ${seed}, wake ${wake}: what it tells`).toEqual(toldOf(ref));
+      told += toldOf(inc).length;
       written(snapshot, inc.values);
       const full = await makeRender(home, registry)(structuredClone(snapshot), { registryOnly: false, registryChanged: null });
       expect(segments(inc), `seed ${seed}, wake ${wake}: ${[...changed, ...signals].join(' ')}`).toBe(segments(full));
     }
+    // Turns ended and waits began: the comparison of what is told was not of nothing.
+    expect(told).toBeGreaterThan(5);
   });
 
   it("a pending Driver's stamp, carried by another session too, whose recorded process is another now: the sessions bound to the task see it change", async () => {
@@ -305,7 +318,9 @@ describe('an incremental wake shows what a full render shows', () => {
     const { snapshot, rows, pick, changeRows, changeSignals } = await makeFleet(random);
     let state = snapshot;
     const incremental = makeRender(home, registry);
+    const whole = makeRender(home, registry);
     await incremental(state, { registryOnly: false, registryChanged: null });
+    await whole(state, { registryOnly: false, registryChanged: null });
     let counter = 0;
     const slugs = ['', 'task-0', 'task-1', 'task-2', 'task-3', 'task-4', 'task-5', 'task-5', 'task-9'];
     const stamps = () => ['', ...[...rows.values()].map((r) => r.sessionId), sid(777)];
@@ -416,6 +431,8 @@ describe('an incremental wake shows what a full render shows', () => {
       const changed = random() < 0.3 ? await changeRows() : new Set<string>();
       const signals = random() < 0.3 ? await changeSignals(state) : new Set<string>();
       const inc = await incremental(state, { registryOnly: false, registryChanged: changed, jobsChanged: new Set(), signalsChanged: signals });
+      const ref = await whole(state, { registryOnly: false, registryChanged: changed, jobsChanged: new Set(), signalsChanged: signals, recheck: true });
+      expect(toldOf(inc), `seed ${seed}, wake ${wake}: what it tells`).toEqual(toldOf(ref));
       written(state, inc.values);
       if (inc.recomputed !== undefined && inc.recomputed < state.sessions.length) incremental_wakes++;
       const full = await makeRender(home, registry)(structuredClone(state), { registryOnly: false, registryChanged: null });
