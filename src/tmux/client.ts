@@ -225,21 +225,22 @@ async function runWithExeca(bin: string, argv: readonly string[], deadlineMs: nu
   }
 }
 
-/** The same call and result as runWithExeca, through node:child_process (TmuxOptions.direct). */
+/**
+ * The same call and result as runWithExeca, through node:child_process
+ * (TmuxOptions.direct), and synchronously: its one caller (`owner`) has nothing
+ * else to do meanwhile, and spawnSync makes no stream or socket for the pipes
+ * (execFile's cost a quarter of that path's budget). At the deadline the client
+ * is killed (SIGKILL) and the pipes closed on our side, as withDeadline does.
+ */
 async function runDirect(bin: string, argv: readonly string[], deadlineMs: number): Promise<TmuxResult> {
   // Imported here, compiled to require(): a decided task loads no process module.
-  const { execFile } = await import('node:child_process');
-  let child: ReturnType<typeof execFile> | undefined;
-  const result = new Promise<TmuxResult>((resolve) => {
-    child = execFile(bin, argv, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (!err) return resolve({ stdout, stderr, exitCode: 0 });
-      const code = (err as { code?: unknown }).code;
-      // A number: tmux ran and exited with it. Otherwise it never ran (ENOENT, EACCES) or was killed: 127, as execa's path says.
-      resolve(typeof code === 'number' ? { stdout, stderr, exitCode: code } : { stdout: '', stderr: stderr || err.message, exitCode: 127 });
-    });
-    child.stdin?.end();
-  });
-  return withDeadline(child as NonNullable<typeof child>, result, deadlineMs);
+  const { spawnSync } = await import('node:child_process');
+  const r = spawnSync(bin, argv, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'], timeout: deadlineMs, killSignal: 'SIGKILL' });
+  const code = (r.error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ETIMEDOUT') return timedOutResult(deadlineMs);
+  // A number: tmux ran and exited with it. Otherwise it never ran (ENOENT, EACCES) or was killed: 127, as execa's path says.
+  if (r.error || typeof r.status !== 'number') return { stdout: '', stderr: r.stderr || r.error?.message || 'tmux could not be run', exitCode: 127 };
+  return { stdout: r.stdout, stderr: r.stderr, exitCode: r.status };
 }
 
 export function setOptionCommands(session: string, options: Record<string, string>): string[][] {
