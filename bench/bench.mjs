@@ -12,10 +12,12 @@
 // BENCH_IDLE_S / BENCH_CHURN_S (supervisor windows, 60 s each), BENCH_TREE_S (20 s),
 // BENCH_SUPERVISOR_NODE_ARGS (extra node flags for the supervisor, e.g. --cpu-prof),
 // BENCH_SCALE_S (part g's churn seconds per fleet, 30), BENCH_SCALE_RATE (changes per second, 10), BENCH_SCALE_LATENCY_N (40),
+// BENCH_SCALE_IDLE_S (part g's idle window per fleet, 20), BENCH_NEAR_IDLE_S (its nearly idle window, 30),
+// BENCH_SCALE_IDLE_ONLY=1 (part g's idle windows alone: with BENCH_SUPERVISOR_NODE_ARGS=--cpu-prof, a profile of the poll),
 // BENCH_KEEP=1 (keep the work directory, with the supervisor's log).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -196,6 +198,41 @@ function vmRssKb(pid) {
   return m ? Number(m[1]) : NaN;
 }
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+/** Nanoseconds a process's threads have run (schedstat: exact, where utime and stime count 10 ms ticks). */
+function runNs(pid) {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {}
+  }
+  return ns;
+}
+/**
+ * A process's CPU in ms, as exactly as /proc tells it: its threads' run time
+ * (schedstat, ns), with its children's still running (the supervisor's shell)
+ * the same way; only the children already reaped (the tmux clients that shell
+ * ran) are in ticks (cutime/cstime). For the small figures of an idle fleet,
+ * where a 10 ms tick is a large part of a 20 s window.
+ */
+function cpuMs(pid) {
+  const f = statFields(pid);
+  let ms = runNs(pid) / 1e6 + ((Number(f[13]) + Number(f[14])) / CLK_TCK) * 1000;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let c;
+    try {
+      c = statFields(name);
+    } catch {
+      continue;
+    }
+    if (Number(c[1]) !== pid) continue;
+    try {
+      ms += runNs(Number(name)) / 1e6 + ((Number(c[13]) + Number(c[14])) / CLK_TCK) * 1000;
+    } catch {}
+  }
+  return ms;
+}
 
 /** Starts strace on pids; returns stop() -> lines of the trace. */
 async function traceStart(pids, calls) {
@@ -256,8 +293,8 @@ async function benchOwner() {
   const env = fleetEnv(home, { TMUX_FLEET_SOCKET: server.name, TMUX_FLEET_REGISTRY: join(work, 'no-registry') });
   // [label, argv, env, budget (null: a reference, not a budget)]
   const cases = [
-    ['decided task (no tmux call)', [BIN, 'owner', 'decided', '--as', owner], env, 1.6],
-    ['pending task (owner runs tmux once)', [BIN, 'owner', 'pending', '--as', owner], env, 2.0],
+    ['decided task (no tmux call)', [BIN, 'owner', 'decided', '--as', owner], env, 1.5],
+    ['pending task (owner runs tmux once)', [BIN, 'owner', 'pending', '--as', owner], env, 1.8],
     ['decided task under TMUX_FLEET_DEBUG=1 (source maps on)', [BIN, 'owner', 'decided', '--as', owner], { ...env, TMUX_FLEET_DEBUG: '1' }, null],
   ];
   // Not a budget: the floor under any command that runs tmux once, Node starting one tmux client and nothing else.
@@ -506,13 +543,30 @@ async function benchTree() {
 // Two fleets side by side, 50 sessions / 200 rows and 500 / 2000, each with its own
 // supervisor. Every session is stamped and its pane's process holds a live
 // interactive row (as an agent's would); a tenth of them park on a background
-// job's row; three quarters of the rows are old ones of dead processes. A change
-// flips a live row's `status` busy <-> idle, as a working agent does, so each
-// one changes a segment. The churn windows alternate between the two fleets, so
-// a drifting machine weighs on both alike.
+// job's row; three quarters of the rows are old ones of dead processes. Rows are
+// in Claude Code 2.1.333's format (pidDomain, tmux, version, statusUpdatedAt). A
+// change flips a live row's `status` busy <-> idle, as a working agent does, so
+// each one changes a segment (and a turn that ends marks its session unseen,
+// which changes the fleet's attention). Two ways of writing it: in place, as
+// Claude Code 2.1.333 rewrites its row (the directory's mtime does not move), and
+// renamed into place, a temp file renamed over the row, as the stand-in agent,
+// issue 40's harness and other writers do (a name made and one replaced: the
+// directory's mtime moves). The windows alternate between the two fleets, so a
+// drifting machine weighs on both alike.
 const SCALE_S = num('BENCH_SCALE_S', 30, 10);
 const SCALE_RATE = num('BENCH_SCALE_RATE', 10, 10);
 const SCALE_LATENCY_N = num('BENCH_SCALE_LATENCY_N', 40, 15);
+/** Part g's nearly idle window per fleet: one row rewrite (renamed into place) every 10 s. */
+const NEAR_IDLE_S = num('BENCH_NEAR_IDLE_S', 30, 20);
+/** Part g's deaths per fleet: a parked job's process killed, its chain's wake measured. */
+const DEATHS = QUICK ? 3 : 5;
+const PID_DOMAIN = (() => {
+  try {
+    return `linux:${readFileSync('/etc/machine-id', 'utf8').trim()}:${readlinkSync('/proc/self/ns/pid')}`;
+  } catch {
+    return undefined;
+  }
+})();
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const startTicksOf = (pid) => {
   const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -539,22 +593,25 @@ function scaleFleet(sessions, rowCount) {
     }
   });
   tmuxChain(server.name, cmds);
-  const panePid = new Map(
-    tmux(server.name, ['list-panes', '-a', '-F', '#{session_name}\t#{pane_pid}'])
+  const paneOf = new Map(
+    tmux(server.name, ['list-panes', '-a', '-F', '#{session_name}\t#{pane_pid}\t#{window_id}\t#{pane_id}'])
       .split('\n')
       .map((l) => l.split('\t'))
-      .map(([s, p]) => [s, Number(p)]),
+      .map(([s, p, w, id]) => [s, { pid: Number(p), where: `${s}:${w}.${id}` }]),
   );
   const now = Date.now();
   const flips = [];
+  const jobs = [];
   let written = 0;
+  // What Claude Code 2.1.333 writes beside the fields tmux-fleet reads (test/fixtures/real-row-2.1.333.json).
+  const claudeFields = { version: '2.1.333', peerProtocol: 1, entrypoint: 'cli', ...(PID_DOMAIN ? { pidDomain: PID_DOMAIN } : {}) };
   const write = (row) => {
     writeFileSync(join(registry, `${row.pid}.json`), JSON.stringify(row));
     written++;
   };
   names.forEach((s, i) => {
-    const pid = panePid.get(s);
-    const row = { pid, sessionId: stamps[i], cwd: `/work/${s}`, startedAt: now - 3_600_000, procStart: startTicksOf(pid), kind: 'interactive', entrypoint: 'cli', status: i % 2 ? 'busy' : 'idle', updatedAt: now, name: s };
+    const { pid, where } = paneOf.get(s);
+    const row = { pid, sessionId: stamps[i], cwd: `/work/${s}`, startedAt: now - 3_600_000, procStart: startTicksOf(pid), kind: 'interactive', ...claudeFields, tmux: where, status: i % 2 ? 'busy' : 'idle', updatedAt: now, statusUpdatedAt: now, name: s };
     if (i % 10 === 9) {
       // Parked: the work runs under a background job's row, a process of its own.
       const job = (0x10000000 + i).toString(16);
@@ -562,26 +619,35 @@ function scaleFleet(sessions, rowCount) {
       children.add(c);
       row.status = 'idle';
       row.parkedJobId = job;
-      write({ pid: c.pid, sessionId: sid(20_000 + i), cwd: row.cwd, startedAt: now, procStart: startTicksOf(c.pid), kind: 'bg', jobId: job, status: 'busy', updatedAt: now });
+      write({ pid: c.pid, sessionId: sid(20_000 + i), cwd: row.cwd, startedAt: now, procStart: startTicksOf(c.pid), kind: 'bg', ...claudeFields, jobId: job, status: 'busy', updatedAt: now, statusUpdatedAt: now });
+      jobs.push({ child: c, session: s });
     } else flips.push(row);
     write(row);
   });
   // Old rows of processes long gone (a crash leaves its row): written a day ago.
   const dayAgo = new Date(now - 86_400_000);
   for (let i = 0; written < rowCount; i++) {
-    write({ pid: 4_000_000 + i, sessionId: sid(900_000 + i), cwd: '/tmp', startedAt: now - 90_000_000, kind: 'interactive', status: 'idle', updatedAt: now - 86_400_000 });
+    write({ pid: 4_000_000 + i, sessionId: sid(900_000 + i), cwd: '/tmp', startedAt: now - 90_000_000, procStart: '12345', kind: 'interactive', ...claudeFields, status: 'idle', updatedAt: now - 86_400_000, statusUpdatedAt: now - 86_400_000 });
     utimesSync(join(registry, `${4_000_000 + i}.json`), dayAgo, dayAgo);
   }
   const env = fleetEnv(home, { TMUX_FLEET_SOCKET: server.name, TMUX_FLEET_REGISTRY: registry });
   if (process.env.BENCH_SUPERVISOR_DEBUG === '1') env.TMUX_FLEET_DEBUG = '1';
-  return { sessions, rows: rowCount, tag, home, registry, server, flips, env, next: 0 };
+  return { sessions, rows: rowCount, tag, home, registry, server, flips, jobs, env, next: 0 };
 }
-/** Flips the next live row's status; returns the session and the status it should show. */
-function flip(fleet) {
+/**
+ * Flips the next live row's status; returns the session and the status it should show.
+ * `renamed`: written to a temp file renamed over the row, else rewritten in place.
+ */
+function flip(fleet, renamed = false) {
   const row = fleet.flips[fleet.next++ % fleet.flips.length];
   row.status = row.status === 'busy' ? 'idle' : 'busy';
-  row.updatedAt = Date.now();
-  writeFileSync(join(fleet.registry, `${row.pid}.json`), JSON.stringify(row));
+  row.updatedAt = row.statusUpdatedAt = Date.now();
+  const file = join(fleet.registry, `${row.pid}.json`);
+  if (renamed) {
+    const tmp = join(fleet.registry, `.${row.pid}.json.tmp`);
+    writeFileSync(tmp, JSON.stringify(row));
+    renameSync(tmp, file);
+  } else writeFileSync(file, JSON.stringify(row));
   return { session: row.name, status: row.status };
 }
 const showAgent = (fleet, session) => tmux(fleet.server.name, ['show-options', '-qv', '-t', `=${session}:`, '@fleet-agent'], { allowFail: true });
@@ -631,7 +697,7 @@ function controlClient(server) {
     },
   };
 }
-const IDLE_SCALE_S = QUICK ? 5 : 20;
+const IDLE_SCALE_S = num('BENCH_SCALE_IDLE_S', 20, 5);
 /** Session renames measured per fleet (even: the name is back at the end). */
 const TMUX_CHANGES = QUICK ? 4 : 10;
 const pct = (xs, p) => {
@@ -670,38 +736,64 @@ async function benchScale() {
   }
   await sleep(3000);
   // Nothing changing first: what a fleet costs per second without a change (the poll), part of each change's cost below.
+  // Measured from the threads' run time (exact): the figure is a few tens of ms in the window, a few 10 ms ticks.
   for (const f of fleets) {
-    const a = procStat(f.sup.pid);
+    const a = cpuMs(f.sup.pid);
     const t0 = Date.now();
     await sleep(IDLE_SCALE_S * 1000);
-    const b = procStat(f.sup.pid);
-    f.idle = (b.utime + b.stime + b.cutime + b.cstime - a.utime - a.stime - a.cutime - a.cstime) / CLK_TCK / ((Date.now() - t0) / 1000);
+    f.idle = (cpuMs(f.sup.pid) - a) / (Date.now() - t0);
+  }
+  // BENCH_SCALE_IDLE_ONLY=1: the idle windows alone, the supervisors stopped right after (with
+  // BENCH_SUPERVISOR_NODE_ARGS=--cpu-prof, each profile's last BENCH_SCALE_IDLE_S seconds are the large fleet's idle poll).
+  if (process.env.BENCH_SCALE_IDLE_ONLY === '1') {
+    for (const f of fleets) {
+      const exited = new Promise((r) => f.sup.once('exit', r));
+      f.sup.kill('SIGTERM');
+      await exited;
+    }
+    for (const f of fleets) note(`| g | supervisor CPU with nothing changing, ${f.sessions} sessions, ${f.rows} rows, ${IDLE_SCALE_S} s (the poll) | **${(f.idle * 100).toFixed(3)} %** of a core | < 0.5 % | ${f.idle * 100 < 0.5 ? 'met' : 'OVER'} |`);
+    note(`| g | CPU idle, 500/2000 over 50/200, nothing changing | **${(fleets[1].idle / fleets[0].idle).toFixed(2)}x** | ≤ 2x | ${fleets[1].idle / fleets[0].idle <= 2 ? 'met' : 'OVER'} |`);
+    for (const f of fleets) killServer(f.server);
+    return;
   }
   const loadStart = loadavg();
   const rounds = 2;
   const per = Math.max(1, Math.round(SCALE_S / rounds));
-  for (let round = 0; round < rounds; round++) {
-    for (const f of fleets) {
-      const a = procStat(f.sup.pid);
-      const t0 = Date.now();
-      const n = per * SCALE_RATE;
-      for (let i = 0; i < n; i++) {
-        flip(f);
-        f.changes++;
-        if (i % SCALE_RATE === 0) f.rss = Math.max(f.rss, vmRssKb(f.sup.pid));
-        await sleep(Math.max(0, t0 + ((i + 1) * 1000) / SCALE_RATE - Date.now()));
-      }
-      // The last change's wake, inside the window.
-      await sleep(200);
-      const b = procStat(f.sup.pid);
-      f.cpu += (b.utime + b.stime + b.cutime + b.cstime - a.utime - a.stime - a.cutime - a.cstime) / CLK_TCK;
-      f.kids = (f.kids ?? 0) + (b.cutime + b.cstime - a.cutime - a.cstime) / CLK_TCK;
-      f.sys = (f.sys ?? 0) + (b.stime - a.stime) / CLK_TCK;
-      f.secs += (Date.now() - t0) / 1000;
-      f.rss = Math.max(f.rss, vmRssKb(f.sup.pid));
+  /** One churn window of a fleet: SCALE_RATE changes a second, written in place or renamed into place; adds to `into`. */
+  const churn = async (f, renamed, into) => {
+    const a = procStat(f.sup.pid);
+    const t0 = Date.now();
+    const n = per * SCALE_RATE;
+    for (let i = 0; i < n; i++) {
+      flip(f, renamed);
+      into.changes = (into.changes ?? 0) + 1;
+      if (i % SCALE_RATE === 0) f.rss = Math.max(f.rss, vmRssKb(f.sup.pid));
+      await sleep(Math.max(0, t0 + ((i + 1) * 1000) / SCALE_RATE - Date.now()));
     }
-  }
+    // The last change's wake, inside the window.
+    await sleep(200);
+    const b = procStat(f.sup.pid);
+    into.cpu = (into.cpu ?? 0) + (b.utime + b.stime + b.cutime + b.cstime - a.utime - a.stime - a.cutime - a.cstime) / CLK_TCK;
+    into.kids = (into.kids ?? 0) + (b.cutime + b.cstime - a.cutime - a.cstime) / CLK_TCK;
+    into.sys = (into.sys ?? 0) + (b.stime - a.stime) / CLK_TCK;
+    into.secs = (into.secs ?? 0) + (Date.now() - t0) / 1000;
+    f.rss = Math.max(f.rss, vmRssKb(f.sup.pid));
+  };
+  for (let round = 0; round < rounds; round++) for (const f of fleets) await churn(f, false, f);
+  // The same changes renamed into place.
+  for (let round = 0; round < rounds; round++) for (const f of fleets) await churn(f, true, (f.renamed ??= {}));
   const loadEnd = loadavg();
+  // Nearly idle (issue 40's idle fleet): one row rewrite, renamed into place, every 10 s.
+  for (const f of fleets) {
+    const a = cpuMs(f.sup.pid);
+    const t0 = Date.now();
+    for (let i = 0; i < Math.max(1, Math.round(NEAR_IDLE_S / 10)); i++) {
+      flip(f, true);
+      await sleep(Math.max(0, t0 + (i + 1) * 10_000 - Date.now()));
+    }
+    f.nearIdle = (cpuMs(f.sup.pid) - a) / (Date.now() - t0);
+    f.rss = Math.max(f.rss, vmRssKb(f.sup.pid));
+  }
   // Latency: one change at a time, the option polled from here until it shows.
   for (const f of fleets) {
     f.lat = [];
@@ -735,6 +827,26 @@ async function benchScale() {
     f.tmuxChangeKids = ((b.cutime + b.cstime - a.cutime - a.cstime) / CLK_TCK / TMUX_CHANGES) * 1000;
     f.tmuxChangeSys = ((b.stime - a.stime) / CLK_TCK / TMUX_CHANGES) * 1000;
   }
+  // A death: a parked job's process killed (its row stays, as after a crash: no file changes). The poll finds it
+  // (kill(pid, 0)) and the next wake judges that row's chain again; the session it was parked by shows the change.
+  // Its CPU per death, the poll's share taken out.
+  const segmentsOf = (f, session) => tmux(f.server.name, ['display-message', '-p', '-t', `=${session}:`, '#{@fleet-agent}|#{@fleet-hop}'], { allowFail: true });
+  for (const f of fleets) {
+    const a = cpuMs(f.sup.pid);
+    const t0 = Date.now();
+    f.deaths = 0;
+    for (const j of f.jobs.slice(0, DEATHS)) {
+      const before = segmentsOf(f, j.session);
+      const exited = new Promise((r) => j.child.once('exit', r));
+      j.child.kill('SIGKILL');
+      await exited;
+      await waitFor(() => segmentsOf(f, j.session) !== before, `the death under ${j.session} shown`, 15_000).catch(() => (f.deathStuck = true));
+      f.deaths++;
+      await sleep(300);
+    }
+    const secs = (Date.now() - t0) / 1000;
+    f.death = Math.max(0, cpuMs(f.sup.pid) - a - f.idle * secs * 1000) / f.deaths;
+  }
   const [small, large] = fleets;
   // Rows of any size up to the reader's cap: the large fleet's old rows become 255 KiB each (hard links of
   // one file, a day old: 255 KiB of disk), read by the supervisor while its rows keep changing; the peak RSS.
@@ -762,17 +874,28 @@ async function benchScale() {
   }
   const perChange = (f) => (f.cpu / f.changes) * 1000;
   const ratio = perChange(large) / perChange(small);
+  const ratioRenamed = perChange(large.renamed) / perChange(small.renamed);
   note(`| g | load average at the start / end of the churn windows | ${loadStart} / ${loadEnd} | reference | ${SCALE_RATE} changes/s, ${rounds} alternating windows per fleet, ${large.secs.toFixed(0)} s each fleet in all |`);
   for (const f of fleets) {
     const label = `${f.sessions} sessions, ${f.rows} rows`;
     const share = (f.cpu / f.secs) * 100;
-    note(`| g | supervisor CPU per change (it + the tmux it starts), ${label} | **${perChange(f).toFixed(2)} ms** (${share.toFixed(2)} % of a core at ${SCALE_RATE}/s, ${f.changes} changes; per change ${((f.sys / f.changes) * 1000).toFixed(1)} ms in its system time, ${((f.kids / f.changes) * 1000).toFixed(1)} ms in its shell and the tmux clients it ran) | ${f === large ? `< 8 % of a core | ${share < 8 ? 'met' : 'OVER'}` : 'reference | '} |`);
-    note(`| g | supervisor CPU with nothing changing, ${label}, ${IDLE_SCALE_S} s (the poll) | **${(f.idle * 100).toFixed(2)} %** of a core (${((f.idle * 1000) / SCALE_RATE).toFixed(2)} ms of each change's cost at ${SCALE_RATE}/s) | reference | |`);
+    for (const [how, w] of [['rewritten in place', f], ['renamed into place', f.renamed]]) {
+      const share = (w.cpu / w.secs) * 100;
+      note(`| g | supervisor CPU per change (it + the tmux it starts), ${label}, rows ${how} | **${perChange(w).toFixed(2)} ms** (${share.toFixed(2)} % of a core at ${SCALE_RATE}/s, ${w.changes} changes; per change ${((w.sys / w.changes) * 1000).toFixed(1)} ms in its system time, ${((w.kids / w.changes) * 1000).toFixed(1)} ms in its shell and the tmux clients it ran) | ${f === large ? `< 8 % of a core | ${share < 8 ? 'met' : 'OVER'}` : 'reference | '} |`);
+    }
+    note(`| g | supervisor CPU with nothing changing, ${label}, ${IDLE_SCALE_S} s (the poll) | **${(f.idle * 100).toFixed(3)} %** of a core (${((f.idle * 1000) / SCALE_RATE).toFixed(2)} ms of each change's cost at ${SCALE_RATE}/s) | < 0.5 % | ${f.idle * 100 < 0.5 ? 'met' : 'OVER'} |`);
+    note(`| g | supervisor CPU nearly idle (one row rewrite every 10 s, renamed into place), ${label}, ${NEAR_IDLE_S} s | **${(f.nearIdle * 100).toFixed(3)} %** of a core | < 0.5 % | ${f.nearIdle * 100 < 0.5 ? 'met' : 'OVER'} |`);
+    note(`| g | supervisor CPU per death (a parked job's process killed, its row left: the poll finds it, the wake judges that chain), ${label}, the poll's share taken out | **${f.death.toFixed(1)} ms**${f.deathStuck ? ' (a death was not shown)' : ''} (${f.deaths} deaths) | reference | |`);
     note(`| g | supervisor RSS (max VmRSS), ${label} | **${(f.rss / 1024).toFixed(1)} MB** | < 80 MB | ${f.rss / 1024 < 80 ? 'met' : 'OVER'} |`);
     note(`| g | row write → @fleet-agent shows it, ${label}, p50 / p90 (${f.lat.length} changes, polled through one control-mode client) | **${pct(f.lat, 50).toFixed(0)} / ${pct(f.lat, 90).toFixed(0)} ms** | p50 < 60 ms | ${pct(f.lat, 50) < 60 ? 'met' : 'OVER'} |`);
     note(`| g | first wake, ${label}: \`supervise --once\` whole process / the daemon's first render | **${f.once.toFixed(0)} ms** / ${f.firstRender} ms | reference | load ${f.onceLoad} |`);
   }
-  note(`| g | CPU per change, 500/2000 over 50/200 | **${ratio.toFixed(2)}x** | ≤ 1.5x | ${ratio <= 1.5 ? 'met' : 'OVER'} |`);
+  note(`| g | CPU per change, 500/2000 over 50/200, rows rewritten in place | **${ratio.toFixed(2)}x** | ≤ 1.5x | ${ratio <= 1.5 ? 'met' : 'OVER'} |`);
+  note(`| g | CPU per change, 500/2000 over 50/200, rows renamed into place | **${ratioRenamed.toFixed(2)}x** | ≤ 1.5x | ${ratioRenamed <= 1.5 ? 'met' : 'OVER'} |`);
+  const idleRatio = large.idle / small.idle;
+  const nearRatio = large.nearIdle / small.nearIdle;
+  note(`| g | CPU idle, 500/2000 over 50/200: nothing changing / nearly idle | **${idleRatio.toFixed(2)}x / ${nearRatio.toFixed(2)}x** | ≤ 2x | ${idleRatio <= 2 && nearRatio <= 2 ? 'met' : 'OVER'} |`);
+
   note(`| g | supervisor CPU per tmux change (a session renamed: one tmux read, the sessions it changed computed again), 50/200 and 500/2000, ${TMUX_CHANGES} each, the poll's share taken out | **${small.tmuxChange.toFixed(1)} / ${large.tmuxChange.toFixed(1)} ms** (of which its system time ${small.tmuxChangeSys.toFixed(1)} / ${large.tmuxChangeSys.toFixed(1)} ms, its shell and the tmux clients it ran ${small.tmuxChangeKids.toFixed(1)} / ${large.tmuxChangeKids.toFixed(1)} ms) | reference | |`);
   note(`| g | supervisor RSS (max VmRSS), ${large.sessions} sessions, ${large.rows} rows, ${large.bigRows} of them 255 KiB (read while the rows change, 10 s) | **${(large.bigRss / 1024).toFixed(1)} MB**${large.bigStuck ? ' (a change was not shown after them)' : ''} | < 80 MB | ${large.bigRss / 1024 < 80 && !large.bigStuck ? 'met' : 'OVER'} |`);
   for (const f of fleets) {
@@ -913,7 +1036,14 @@ for (const [key, fn] of [['a', benchOwner], ['b', benchRedraw], ['c', benchSuper
     note(`| ${key} | failed | ${String(err instanceof Error ? err.message : err).replace(/\|/g, '\\|').replace(/\n/g, ' ')} | | |`);
   }
 }
-const text = `${header.join('\n')}\n${results.join('\n')}\n`;
+const footnotes = [];
+if (only.includes('g')) {
+  footnotes.push(
+    '',
+    "Part g's two ways of writing a row differ in what the registry directory shows: Claude Code 2.1.333 rewrites its row in place (an inotify `change` of that file; the directory's mtime stays), while a row renamed into place (a temp file renamed over it, as the stand-in agent and issue 40's harness write) makes a name and replaces one, which moves the directory's mtime. Until issue 40 the poll took every new mtime for an event the watch had missed and had the next wake read and judge every row, and every turn that ended unseen (a busy row flipped to idle in a session no client shows) changed the fleet's attention count, written into every session: 500 options at 500 sessions. The earlier part g (1.1-1.35x) rewrote rows in place and ran before turns ended unseen were counted, so it saw neither; main's build just before the fix read 3.16x in place (the attention writes) and 4.03x renamed into place (both) in one run. Now a new mtime that the watch reported is explained (docs/status.md#the-supervisor) and the count is one global option (docs/status.md#attention): the two workloads cost about the same.",
+  );
+}
+const text = `${header.join('\n')}\n${results.join('\n')}\n${footnotes.join('\n')}${footnotes.length ? '\n' : ''}`;
 const outFile = process.env.BENCH_OUT || join(root, 'bench', 'results.md');
 writeFileSync(outFile, text);
 console.log(`\nwritten to ${outFile}`);
