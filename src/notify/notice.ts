@@ -49,8 +49,9 @@ export function noticeText(n: Notice): string {
  * Several notices as one notification (docs/notify.md#coalescing): one or two
  * are their sentences (`fix-login waits: approve Bash: ls · add-search finished its turn`);
  * more of one kind `3 agents wait: fix-login, add-search, +1`; of several
- * kinds, each kind's count and names: `2 waiting: a, b · 1 finished: c`.
- * The same sentence twice is said once.
+ * kinds, each kind's count and names: `2 waiting: a, b · 1 finished: c`,
+ * but a single wait among them keeps its sentence (`2 failed: a, b ·
+ * c waits: approve Bash: ls`). The same sentence twice is said once.
  */
 export function coalesce(all: readonly Notice[], names = 2): string {
   // One agent's same news twice (two turns ended while the notice was held) is said once.
@@ -63,13 +64,19 @@ export function coalesce(all: readonly Notice[], names = 2): string {
   if (notices.length <= 2) return notices.map(noticeText).join(' · ');
   const kinds: NoticeKind[] = ['error', 'wait', 'done'];
   const parts: string[] = [];
+  const mixed = kinds.filter((k) => notices.some((n) => n.kind === k)).length > 1;
   for (const kind of kinds) {
     const of = notices.filter((n) => n.kind === kind);
     if (of.length === 0) continue;
+    // One wait among other news keeps its sentence: what it waits for is what the person acts on.
+    if (mixed && kind === 'wait' && of.length === 1) {
+      parts.push(noticeText(of[0] as Notice));
+      continue;
+    }
     const who = [...new Set(of.map((n) => n.who))];
     const listed = who.slice(0, names).join(', ') + (who.length > names ? `, +${who.length - names}` : '');
     const [, many, among] = VERB[kind];
-    parts.push(kinds.filter((k) => notices.some((n) => n.kind === k)).length === 1 ? `${of.length} agents ${many}: ${listed}` : `${of.length} ${among}: ${listed}`);
+    parts.push(mixed ? `${of.length} ${among}: ${listed}` : `${of.length} agents ${many}: ${listed}`);
   }
   return parts.join(' · ');
 }

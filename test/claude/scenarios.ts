@@ -587,7 +587,9 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         await until(async () => (await world.screen('op-rs')).includes('restore two'), "the second turn on the restored Driver's screen", 60_000, 250);
         expect(await world.screen('op-rs')).not.toContain('restore one');
         // The parked tab: its job's conversation, resumed in the Driver's session.
-        const parked = await until(() => world.stamp('op-rp'), 'the stamp of the restored tab', 120_000, 200);
+        const parked = await until(() => world.stamp('op-rp'), 'the stamp of the restored tab', 120_000, 200).catch(async (e: Error) => {
+          throw new Error(`${e.message}; its screen:\n${await world.screen('op-rp').catch((x: Error) => x.message)}`);
+        });
         timing.note(`restore: the parked tab came back as ${parked === job.sessionId ? "its job's session id" : parked}`);
         expect(parked).toBe(job.sessionId);
         await until(async () => (await world.readTask('rp')).driverSid === job.sessionId, 'task rp filled with the job conversation', 30_000, 200);

@@ -21,7 +21,9 @@ describe('coalesce', () => {
     [[n('wait', 'a'), n('wait', 'b')], 'a waits: approve Bash: ls -la / · b waits: approve Bash: ls -la /'],
     [[n('done', 'a', 'finished its turn'), n('wait', 'b')], 'a finished its turn · b waits: approve Bash: ls -la /'],
     [[n('done', 'a'), n('done', 'b'), n('done', 'c')], '3 agents finished: a, b, +1'],
-    [[n('wait', 'a'), n('done', 'c'), n('error', 'j')], '1 failed: j · 1 waiting: a · 1 finished: c'],
+    // One wait among other news keeps its sentence (the real tier's: two Drivers stopped, a turn ended, a Driver waits).
+    [[n('wait', 'a'), n('done', 'c'), n('error', 'j')], '1 failed: j · a waits: approve Bash: ls -la / · 1 finished: c'],
+    [[n('error', 'lp0', 'its Driver stopped'), n('error', 'lp1', 'its Driver stopped'), n('done', 'ta'), n('wait', 'ta')], '2 failed: lp0, lp1 · ta waits: approve Bash: ls -la / · 1 finished: ta'],
     [[n('wait', 'a'), n('wait', 'b'), n('wait', 'c'), n('done', 'd')], '3 waiting: a, b, +1 · 1 finished: d'],
     [[n('done', 'a', 'finished its turn'), n('done', 'a', 'finished its turn')], 'a finished its turn'],
     [[n('done', 'a'), n('done', 'a'), n('wait', 'b')], 'a finished its turn · b waits: approve Bash: ls -la /'],

@@ -454,6 +454,12 @@ describe('an incremental wake shows what a full render shows', () => {
  * render with no history: what the supervisor remembers (the process it saw
  * holding a stamp) may decide, and random inputs contradict it.
  */
+/** A difference of an unseen mark's time alone (`<epoch s> <sentence>`), a second apart. */
+const sameMarkAnotherSecond = (d: string): boolean => {
+  const m = /@fleet-unseen: "(\d+) (.*)" incremental, "(\d+) (.*)" full$/.exec(d);
+  return m !== null && m[2] === m[4] && Math.abs(Number(m[1]) - Number(m[3])) <= 1;
+};
+
 describe('an incremental wake, every input drawn at random', () => {
   /** The segments as tmux holds them, written by the supervisor: never read as an input. */
   const WRITTEN = new Set(['owner', 'hop', 'agent', 'attention', 'hopShort', 'agentShort']);
@@ -557,7 +563,8 @@ describe('an incremental wake, every input drawn at random', () => {
       // remembers (the process seen holding a stamp, what was told) is the same on both sides, the work is not.
       const ref = await whole(structuredClone(state), { registryOnly: false, registryChanged: null, tasksChanged: null, signalsChanged: null, recheck: true });
       const why = `seed ${seed}, wake ${wake}: ${said.join('; ')}`;
-      expect(renderDifferences(inc, ref), why).toEqual([]);
+      // An unseen mark says when, to the second, and the two renders may fall in two seconds.
+      expect(renderDifferences(inc, ref).filter((d) => !sameMarkAnotherSecond(d)), why).toEqual([]);
       expect(toldOf(inc), `${why}: what it tells`).toBe(toldOf(ref));
       written(state, inc.values);
       if (inc.recomputed !== undefined && inc.recomputed < state.sessions.length) partial++;
