@@ -3,7 +3,7 @@ import { registryDir, type Context } from '../context';
 import { readDashboardData, fleetWaiters } from '../status/agents';
 import { jumpToLongestWait } from '../dashboard/jobs';
 import { Tmux } from '../tmux';
-import { assertVerdictsTellable } from '../status/view';
+import { assertVerdictsTellable } from '../fleet/read';
 import { printable } from '../text';
 import type { Args } from './types';
 import { writeStdout } from './output';

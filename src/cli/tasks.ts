@@ -5,7 +5,7 @@ import { lastHandover, reasonFor } from '../ownership/judge';
 import { resolveViewer } from '../ownership/owner';
 import { agentWaits } from '../registry/hop';
 import { archivedTable, listedTasks, repoOf, tasksTable } from '../status/table';
-import { assertVerdictsTellable, readFleetView } from '../status/view';
+import { assertVerdictsTellable, readFleetView } from '../fleet/read';
 import { Tmux } from '../tmux';
 import type { Args } from './types';
 import { writeStdout, writeStderr } from './output';

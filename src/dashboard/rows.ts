@@ -10,7 +10,7 @@ import { timeMs } from '../registry/time';
 import type { FleetAgent, FleetAgentRole } from '../status/agents';
 import { acceptanceText, age, agentCell, cell, groupByRepo, repoOf, verdictCell } from '../status/table';
 import { isArchived } from '../tasks/schema';
-import type { FleetView } from '../status/view';
+import type { FleetView } from '../fleet/view';
 import { restoreTarget } from '../ownership/restore';
 
 export type RowKind = 'task' | 'session' | FleetAgentRole;

@@ -11,7 +11,8 @@ import { jobOutput, openJob, runAgentJob } from './jobs';
 import { DashboardKeys, KEYS_HELP, type DashboardAction } from './keys';
 import { dashboardLines, dashboardRows, type RowOptions } from './rows';
 import { cell } from '../status/table';
-import { assertVerdictsTellable, type FleetView } from '../status/view';
+import { assertVerdictsTellable } from '../fleet/read';
+import type { FleetView } from '../fleet/view';
 import { isArchived } from '../tasks/schema';
 
 export interface DashboardOptions {

@@ -11,7 +11,8 @@ import type { LiveRow } from '../registry/liveness';
 import type { RegistryRow } from '../registry/schema';
 import { timeMs } from '../registry/time';
 import type { Tmux } from '../tmux/client';
-import { readFleet, type FleetView, type SessionView } from './view';
+import { readFleet } from '../fleet/read';
+import type { FleetView, SessionView } from '../fleet/view';
 import { isArchived } from '../tasks/schema';
 
 /** What a live agent no task or session row shows is: a parked tab, a background job, an agent outside any task. */

@@ -5,7 +5,7 @@ import type { AgentKind } from '../agents/kind';
 import { oneLineText } from '../agents/signals';
 import { isErrorWait, type Notice } from '../notify/notice';
 import type { Waiter } from './agents';
-import type { FleetView } from './view';
+import type { FleetView } from '../fleet/view';
 import { isArchived } from '../tasks/schema';
 
 /** One agent as a wake sees it: enough to tell a change. */

@@ -16,20 +16,10 @@ import { parseChannels } from '../notify/notifier';
 import { fleetAgents, fleetWaiters, ShownIds } from './agents';
 import { agentKindSegment, agentSegment, attentionSegment, hopSegment, hopShortSegment, iconOnly, ownerSegment, styleFormats, stylesFrom } from './segments';
 import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
-import {
-  CachedFleetData,
-  ChainKeyIndex,
-  chainKeys,
-  computeView,
-  spawnLocks,
-  updateView,
-  updateViewForSnapshot,
-  type FleetLoad,
-  type FleetView,
-  type SessionView,
-  type ViewUpdate,
-} from './view';
-import { diffSnapshots, type SnapshotDiff } from './snapshot-diff';
+import { CachedFleetData, type FleetLoad } from '../fleet/data';
+import { ChainKeyIndex, chainKeys, updateView, updateViewForSnapshot, type ViewUpdate } from '../fleet/update';
+import { computeView, spawnLocks, type FleetView, type SessionView } from '../fleet/view';
+import { diffSnapshots, type SnapshotDiff } from '../fleet/snapshot-diff';
 
 /**
  * How soon the proof looks again while an agent is still to be proven, or can

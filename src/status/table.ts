@@ -5,7 +5,7 @@ import { clip, printable } from '../text';
 import { isArchived, type Task } from '../tasks/schema';
 import { basename } from 'node:path';
 import { taskRepo } from '../ownership/worktree';
-import type { FleetView, SessionView, TaskView } from './view';
+import type { FleetView, SessionView, TaskView } from '../fleet/view';
 import type { AgentKind } from '../agents/kind';
 import type { Decision } from '../ownership/judge';
 

@@ -3,7 +3,7 @@
 // nobody looked, oldest first; then the rest as listed.
 import { describe, expect, it } from 'vitest';
 import { dashboardRows, unseenTime } from '../../src/dashboard/rows';
-import type { FleetView, SessionView } from '../../src/status/view';
+import type { FleetView, SessionView } from '../../src/fleet/view';
 
 const session = (name: string, over: Partial<SessionView> = {}): SessionView => ({
   session: name,

@@ -13,7 +13,8 @@ import { fleetAgents, fleetWaiters } from '../../src/status/agents';
 import { agentJobArgv, assertJobId, openJobCommands, plainLines } from '../../src/dashboard/jobs';
 import { DashboardKeys, splitKeys } from '../../src/dashboard/keys';
 import { agentSegment, attentionSegment, ownerSegment, stylesFrom } from '../../src/status/segments';
-import { computeView, type FleetData } from '../../src/status/view';
+import { computeView } from '../../src/fleet/view';
+import type { FleetData } from '../../src/fleet/data';
 import type { SessionSnap, TmuxSnapshot } from '../../src/tmux/snapshot';
 
 const OWNER = '49a6ca67-1111-4111-8111-111111111111';

@@ -3,7 +3,7 @@
 // Driver that dies under a task that is not archived still does.
 import { describe, expect, it } from 'vitest';
 import { lookAtFleet, noticesOf } from '../../src/status/notices';
-import type { FleetView, TaskView } from '../../src/status/view';
+import type { FleetView, TaskView } from '../../src/fleet/view';
 import type { Decision } from '../../src/ownership/judge';
 
 function view(archivedAt: string | undefined, liveness: 'live' | 'gone'): FleetView {

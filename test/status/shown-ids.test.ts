@@ -1,7 +1,7 @@
 // The ids the dashboard's task and session rows show, kept across the supervisor's wakes.
 import { describe, expect, it } from 'vitest';
 import { ShownIds, shownSessionIds } from '../../src/status/agents';
-import type { FleetView } from '../../src/status/view';
+import type { FleetView } from '../../src/fleet/view';
 import { prng } from '../helpers/random';
 
 type Session = FleetView['sessions'][number];

@@ -1,6 +1,6 @@
 // The index a wake uses to find the session ids whose chains a change touches.
 import { describe, expect, it } from 'vitest';
-import { ChainKeyIndex } from '../../src/status/view';
+import { ChainKeyIndex } from '../../src/fleet/update';
 
 const sorted = (s: Iterable<string>) => [...s].sort();
 

@@ -1,7 +1,7 @@
 // The snapshot diff a tmux wake starts from (docs/status.md#incremental-wakes):
 // which sessions changed, which are gone, what they were.
 import { describe, expect, it } from 'vitest';
-import { diffSnapshots } from '../../src/status/snapshot-diff';
+import { diffSnapshots } from '../../src/fleet/snapshot-diff';
 import type { PaneSnap, SessionSnap, TmuxSnapshot } from '../../src/tmux/snapshot';
 
 const session = (name: string, over: Partial<SessionSnap> = {}): SessionSnap => ({
