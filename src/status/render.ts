@@ -19,7 +19,8 @@ import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writ
 import { CachedFleetData, type FleetLoad } from '../fleet/data';
 import { ChainKeyIndex, chainKeys, updateView, updateViewForSnapshot, type ViewUpdate } from '../fleet/update';
 import { computeView, spawnLocks, type FleetView, type SessionView } from '../fleet/view';
-import { diffSnapshots, type SnapshotDiff } from '../fleet/snapshot-diff';
+import type { SnapshotDiff } from '../fleet/snapshot-diff';
+import { planWake } from '../fleet/plan';
 
 /**
  * How soon the proof looks again while an agent is still to be proven, or can
@@ -80,14 +81,16 @@ export function makeRender(
     const spawnLocked = spawnLocks(home, snapshot, source.tasksLastRead);
     const died = hint.died ?? new Set<number>();
     const data = await source.load(!hint.registryOnly, hint.registryChanged, hint.jobsChanged, hint.tasksChanged ?? null, hint.signalsChanged ?? null, died);
-    const touched = hint.recheck ? null : data.touched;
-    // Only rows or job states changed (the same snapshot): the sessions they touch are computed again.
-    const prev = hint.registryOnly && touched !== null && last?.snapshot === snapshot ? last : null;
-    // A new snapshot with the same tasks and known row changes: only the sessions it changed, and what depends on them, are computed again.
-    const diff = !prev && touched !== null && last !== null && last.snapshot !== snapshot ? smallDiff(last.snapshot, snapshot) : null;
-    const tmuxPrev = diff ? last : null;
+    // What this wake computes again (src/fleet/plan.ts: the dependency rules).
+    const plan = planWake(hint, data.touched, last, snapshot);
+    const touched = plan.mode === 'full' ? null : plan.touched;
+    // Only rows, job states or signals changed (the same snapshot): the sessions they touch are computed again.
+    const prev = plan.mode === 'rows' ? plan.base : null;
+    // A new snapshot with the same tasks: only the sessions it changed, and what depends on them, are computed again.
+    const diff = plan.mode === 'tmux' ? plan.diff : null;
+    const tmuxPrev = plan.mode === 'tmux' ? plan.base : null;
     /** The last render an incremental wake starts from. */
-    const base = prev ?? tmuxPrev;
+    const base = plan.mode === 'full' ? null : plan.base;
     // Built only when the proof asks (a wake for changed rows rarely does).
     let bySlug: Map<string, Task | null> | null = null;
     const driverPidOf = (slug: string, stamp: string): number | null => {
@@ -304,17 +307,6 @@ export function makeRender(
       ...(dirty ? { dirty } : {}),
     };
   };
-}
-
-/**
- * The diff of a new snapshot against the last, when a few sessions changed;
- * null (compute everything) when the styles changed or so many sessions did
- * that looking them up costs more than a pass.
- */
-function smallDiff(before: TmuxSnapshot, after: TmuxSnapshot): SnapshotDiff | null {
-  const diff = diffSnapshots(before, after);
-  if (diff === null) return null;
-  return diff.changed.size + diff.removed.size <= Math.max(8, after.sessions.length / 4) ? diff : null;
 }
 
 /**
