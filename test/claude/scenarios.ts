@@ -506,6 +506,9 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
       expect(self.stdout).toMatch(/^0 owner/);
       expect(self.exitCode).toBe(0);
       if (traits.hooklessClear) await clearFollows(world, 'th', th);
+      // The hooks back, as the scenarios after this one expect them (restore: a resumed agent stamps through its hook).
+      const re = await world.fleet(['hooks', 'install']);
+      expect(re.exitCode, re.stderr).toBe(0);
     });
 
     timed('b, killed Driver: an unparked Driver\'s process killed: gone, takeover allowed', async () => {
@@ -586,15 +589,24 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         // Its conversation is the one after /clear: the second turn's prompt, not the first's.
         await until(async () => (await world.screen('op-rs')).includes('restore two'), "the second turn on the restored Driver's screen", 60_000, 250);
         expect(await world.screen('op-rs')).not.toContain('restore one');
-        // The parked tab: its job's conversation, resumed in the Driver's session.
-        const parked = await until(() => world.stamp('op-rp'), 'the stamp of the restored tab', 120_000, 200).catch(async (e: Error) => {
+        // The parked tab: its job's conversation, resumed in the tab's session. Claude Code 2.1.333 either resumes it in the
+        // pane (stamped with the job's id), or, when its daemon has taken the job up again first (the hook then runs outside
+        // tmux), shows it there from the daemon: a restore tmux-fleet cannot prove yet (docs/ownership.md#restore, its known limit).
+        const respawned = () => world.rows().find((r) => r.sessionId === job.sessionId && r.kind === 'bg' && !oldPids.includes(r.pid) && world.processes().some((p) => p.pid === r.pid));
+        const came = await until(async () => (await world.stamp('op-rp')) || (respawned() ? 'daemon' : ''), 'the restored tab stamped, or its job taken up by the daemon', 120_000, 200).catch(async (e: Error) => {
           throw new Error(`${e.message}; its screen:\n${await world.screen('op-rp').catch((x: Error) => x.message)}`);
         });
-        timing.note(`restore: the parked tab came back as ${parked === job.sessionId ? "its job's session id" : parked}`);
-        expect(parked).toBe(job.sessionId);
-        await until(async () => (await world.readTask('rp')).driverSid === job.sessionId, 'task rp filled with the job conversation', 30_000, 200);
-        expect((await world.readTask('rp')).handovers.at(-1)).toMatchObject({ from: tab.sid, to: job.sessionId, reason: 'resume', resumed: job.sessionId, job: jobId });
-        expect((await world.fleet(['owner', 'rp', '--as', job.sessionId])).exitCode).toBe(0);
+        // The daemon may take the job up and the pane still resume it: the stamp, when it comes, is what is checked.
+        const parked = came === 'daemon' ? await until(() => world.stamp('op-rp'), 'the stamp of the restored tab', 20_000, 200).catch(() => '') : came;
+        if (parked === '') {
+          timing.note('restore: the parked tab\'s job was taken up by Claude Code\'s daemon, not resumed in the pane: not stamped');
+        } else {
+          timing.note(`restore: the parked tab came back as ${parked === job.sessionId ? "its job's session id" : parked}`);
+          expect(parked).toBe(job.sessionId);
+          await until(async () => (await world.readTask('rp')).driverSid === job.sessionId, 'task rp filled with the job conversation', 30_000, 200);
+          expect((await world.readTask('rp')).handovers.at(-1)).toMatchObject({ from: tab.sid, to: job.sessionId, reason: 'resume', resumed: job.sessionId, job: jobId });
+          expect((await world.fleet(['owner', 'rp', '--as', job.sessionId])).exitCode).toBe(0);
+        }
         await until(async () => (await world.screen('op-rp')).includes('park for restore'), "the job's turn on the restored tab's screen", 60_000, 250);
         // One session each.
         const names = (await world.tmux(['list-sessions', '-F', '#{session_name}'])).split('\n');
