@@ -592,7 +592,19 @@ export function realAgentScenarios(version: string, traits: VersionTraits): void
         // The parked tab: its job's conversation, resumed in the tab's session. Claude Code 2.1.333 either resumes it in the
         // pane (stamped with the job's id), or, when its daemon has taken the job up again first (the hook then runs outside
         // tmux), shows it there from the daemon: a restore tmux-fleet cannot prove yet (docs/ownership.md#restore, its known limit).
-        const respawned = () => world.rows().find((r) => r.sessionId === job.sessionId && r.kind === 'bg' && !oldPids.includes(r.pid) && world.processes().some((p) => p.pid === r.pid));
+        const restartedAt = new Date(started).toISOString();
+        const hookOutside = () => {
+          try {
+            // The job's hook ran again after the restore, outside tmux: the daemon runs it (the log's lines start with their time).
+            return readFileSync(join(world.home, 'fleet', 'log'), 'utf8')
+              .split('\n')
+              .some((l) => l.slice(0, 24) >= restartedAt && l.includes(`outside tmux (no $TMUX_PANE): ${job.sessionId} not stamped`));
+          } catch {
+            return false;
+          }
+        };
+        const respawned = () =>
+          hookOutside() || world.rows().some((r) => r.sessionId === job.sessionId && r.kind === 'bg' && !oldPids.includes(r.pid) && world.processes().some((p) => p.pid === r.pid));
         const came = await until(async () => (await world.stamp('op-rp')) || (respawned() ? 'daemon' : ''), 'the restored tab stamped, or its job taken up by the daemon', 120_000, 200).catch(async (e: Error) => {
           throw new Error(`${e.message}; its screen:\n${await world.screen('op-rp').catch((x: Error) => x.message)}`);
         });
