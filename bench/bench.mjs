@@ -179,17 +179,21 @@ function statFields(pid) {
 function procStat(pid) {
   const f = statFields(pid);
   const out = { utime: Number(f[11]), stime: Number(f[12]), cutime: Number(f[13]), cstime: Number(f[14]) };
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    let c;
-    try {
-      c = statFields(name);
-    } catch {
-      continue;
-    }
-    if (Number(c[1]) !== pid) continue;
+  for (const { fields: c } of childrenOf(pid)) {
     out.cutime += Number(c[11]) + Number(c[13]);
     out.cstime += Number(c[12]) + Number(c[14]);
+  }
+  return out;
+}
+/** The running children of `pid`, each with its stat fields. */
+function childrenOf(pid) {
+  const out = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const fields = statFields(name);
+      if (Number(fields[1]) === pid) out.push({ pid: Number(name), fields });
+    } catch {}
   }
   return out;
 }
@@ -218,17 +222,9 @@ function runNs(pid) {
 function cpuMs(pid) {
   const f = statFields(pid);
   let ms = runNs(pid) / 1e6 + ((Number(f[13]) + Number(f[14])) / CLK_TCK) * 1000;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    let c;
+  for (const { pid: child, fields: c } of childrenOf(pid)) {
     try {
-      c = statFields(name);
-    } catch {
-      continue;
-    }
-    if (Number(c[1]) !== pid) continue;
-    try {
-      ms += runNs(Number(name)) / 1e6 + ((Number(c[13]) + Number(c[14])) / CLK_TCK) * 1000;
+      ms += runNs(child) / 1e6 + ((Number(c[13]) + Number(c[14])) / CLK_TCK) * 1000;
     } catch {}
   }
   return ms;
