@@ -137,26 +137,14 @@ function agentKindOf(s: Pick<SessionSnap, 'name' | 'agentProc'>, kinds?: Readonl
   return kinds?.get(s.name)?.kind ?? null;
 }
 
-/** What a view's sessions and tasks are computed from: one snapshot, the data, the proof. */
-interface ViewInputs {
-  snapshot: TmuxSnapshot;
-  sessionByName: ReadonlyMap<string, SessionSnap>;
-  byStamp: ReadonlyMap<string, SessionSnap>;
-  /** The task each stamp drives (e.g. after a takeover from another session). */
-  drivenBy: ReadonlyMap<string, string>;
-  bySlug: ReadonlyMap<string, TaskEntry>;
-  sessionsOfSid: ReadonlyMap<string, readonly number[]>;
-  sessionsOfSlug: ReadonlyMap<string, readonly number[]>;
-  placeOf: ReadonlyMap<string, number>;
+/** What a view's sessions and tasks are computed from: the snapshot's and task files' inputs, the data, the proof. */
+interface ViewInputs
+  extends Pick<SnapshotInputs, 'snapshot' | 'sessionByName' | 'byStamp' | 'drivenBy' | 'bySlug' | 'sessionsOfSid' | 'sessionsOfSlug' | 'placeOf' | 'titleOfPane' | 'panesOfSession'> {
   /** The verdict for `asker`, the stamp of a session carrying the spawn nonce `nonce` ('' when none). */
   judge(slug: string, asker: string, nonce: string): Decision;
   proof: SessionProof;
   /** The signal of `sid` when the pane it names is one of this session's (a hook's claim, checked). */
   signalOf(s: SessionSnap, sid: string): AgentSignal | null;
-  /** A pane's title, by pane id. */
-  titleOfPane: ReadonlyMap<string, string>;
-  /** Each session's panes, in the snapshot's order. */
-  panesOfSession: ReadonlyMap<string, readonly string[]>;
 }
 
 /** What a view computes from the tmux snapshot and the task files alone: the same for every wake that changes only rows. */
@@ -166,6 +154,7 @@ interface SnapshotInputs {
   stampProcesses: ReadonlyMap<string, Liveness>;
   sessionByName: ReadonlyMap<string, SessionSnap>;
   byStamp: ReadonlyMap<string, SessionSnap>;
+  /** The task each stamp drives (e.g. after a takeover from another session). */
   drivenBy: ReadonlyMap<string, string>;
   bySlug: ReadonlyMap<string, TaskEntry>;
   /** Per session id: the sessions whose task (bound or driven) it owns, and the session it stamps; each with its place in the snapshot. */
