@@ -33,7 +33,11 @@ export async function makeSupervisor(ctx: Context, replace = false): Promise<Sup
   const shell = new ShellRunner();
   const tmux = new Tmux({ path: socketPath }, 'tmux', { runner: (bin, argv, deadlineMs) => shell.run(bin, argv, deadlineMs) });
   let supervisor: Supervisor | null = null;
-  const recorder = new DriverProcessRecorder(ctx.home, (message) => appendLog(ctx.home, 'supervise', message));
+  const recorder = new DriverProcessRecorder(
+    ctx.home,
+    (message) => appendLog(ctx.home, 'supervise', message),
+    (slug) => supervisor?.expectOwnTaskWrite(slug),
+  );
   const stamper = new PaneStamper(ctx, tmux, () => supervisor?.wake());
   let recheck: NodeJS.Timeout | null = null;
   /** The registry refusal last logged: one line when it starts (or changes), not one per wake. */

@@ -56,6 +56,8 @@ export class DriverProcessRecorder {
   constructor(
     private readonly home: string,
     private readonly log: (message: string) => void,
+    /** Told before each write (the supervisor's wakes then know the file's events for its own). */
+    private readonly beforeWrite: (slug: string) => void = () => undefined,
   ) {}
 
   async record(tasks: readonly { slug: string; task?: Task | null }[], rows: readonly LiveRow[]): Promise<string[]> {
@@ -71,6 +73,7 @@ export class DriverProcessRecorder {
       this.tried.add(key);
       try {
         let wrote = false;
+        this.beforeWrite(entry.slug);
         // Under the task's lock, against what the file holds now.
         await updateTask(this.home, entry.slug, (cur) => {
           const next = withDriverRecords(cur, row);

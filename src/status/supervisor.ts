@@ -24,8 +24,13 @@ import { Notifier, parseChannels, type NotifyWorld } from '../notify/notifier';
 import { jumpHint, setOptionValue } from './snapshot-options';
 import { installWakeHooks, removeWakeHooks, Wakes } from './wakes';
 
-/** The pause between a wake and its tick: the several events of one write arrive together. */
-export const DEBOUNCE_MS = 10;
+/**
+ * The pause between a wake and its tick: the events of one write arrive
+ * together (a row rewritten in place is a few events within microseconds; a
+ * temp file renamed over it wakes only at the rename). A row caught
+ * half-written is read again 15 ms later (registry/reader.ts).
+ */
+export const DEBOUNCE_MS = 1;
 /**
  * Wakes closer than this count once toward BUSY_WAKES (one write, even split
  * by a loaded machine), and ticks start at least this far apart: no more
@@ -47,8 +52,12 @@ export const COALESCE_MS = 1000;
 
 /** How long from `now` until the next tick may start, given the recent wake requests and when the last tick started. */
 export function tickDelay(now: number, wakes: readonly number[], lastTickAt: number): number {
-  const recent = wakes.filter((t) => t > now - 1000).length;
-  return Math.max(DEBOUNCE_MS, lastTickAt + (recent <= BUSY_WAKES ? WAKE_GAP_MS : COALESCE_MS) - now);
+  return Math.max(DEBOUNCE_MS, lastTickAt + (busyFleet(now, wakes) ? COALESCE_MS : WAKE_GAP_MS) - now);
+}
+
+/** More than BUSY_WAKES wake requests in the last second: ticks are held COALESCE_MS apart. */
+export function busyFleet(now: number, wakes: readonly number[]): boolean {
+  return wakes.filter((t) => t > now - 1000).length > BUSY_WAKES;
 }
 
 export interface SupervisorConfig {
@@ -84,12 +93,12 @@ export class Supervisor {
   private readonly wakes: Wakes;
   /**
    * The work done since the start, as counts (tests, the debug log): wake
-   * requests, ticks (renders), ticks held back to coalesce a burst, ticks
-   * due while one ran (each run after it instead), tmux reads, registry row
+   * requests, ticks (renders), ticks held back (coalesced: past the debounce;
+   * busy: a second, for a busy fleet), ticks due while one ran (each run after it instead), tmux reads, registry row
    * files opened, sessions whose segments were computed, options written,
    * tmux write calls (docs/status.md#incremental-wakes) and polls.
    */
-  readonly stats = { wakes: 0, ticks: 0, coalesced: 0, deferred: 0, reads: 0, rowsRead: 0, sessions: 0, options: 0, writes: 0, polls: 0 };
+  readonly stats = { wakes: 0, ticks: 0, coalesced: 0, busy: 0, deferred: 0, reads: 0, rowsRead: 0, sessions: 0, options: 0, writes: 0, polls: 0 };
   /** When the wake requests of the last second came (WAKE_GAP_MS apart at least), oldest first. */
   private readonly wakeTimes: number[] = [];
   private lastTickAt = 0;
@@ -120,7 +129,7 @@ export class Supervisor {
     this.wakes = new Wakes(
       { home: cfg.home, registryDir: cfg.registryDir, intervalMs: cfg.intervalMs },
       {
-        wake: (tmuxToo) => this.schedule(tmuxToo),
+        wake: (tmuxToo, own) => this.schedule(tmuxToo, own),
         beforePoll: () => {
           this.stats.polls++;
           if (this.serverAlive()) return false;
@@ -207,6 +216,11 @@ export class Supervisor {
     this.alivePids = [...pidsExist].filter(([, exists]) => exists).map(([pid]) => pid);
   }
 
+  /** This task's file is about to be written by the supervisor itself (wakes.ts: its events are its own). */
+  expectOwnTaskWrite(slug: string): void {
+    this.wakes.expectOwnTaskWrite(slug);
+  }
+
   /** The jobs the last render's live rows name: their state files are watched (wakes.ts). */
   watchJobs(jobIds: Iterable<string>): void {
     this.wakes.watchJobs(jobIds);
@@ -234,14 +248,15 @@ export class Supervisor {
    * hook, the tasks), so the tick reads tmux again; otherwise (the registry)
    * it reuses the last tmux snapshot and may need no tmux call at all.
    */
-  private schedule(tmuxToo = false): void {
+  private schedule(tmuxToo = false, own = false): void {
     if (this.stopped) return;
     if (tmuxToo) this.tmuxDirty = true;
     this.stats.wakes++;
     const now = Date.now();
     this.firstWakeAt ??= now;
     const last = this.wakeTimes[this.wakeTimes.length - 1];
-    if (last === undefined || now - last >= WAKE_GAP_MS) this.wakeTimes.push(now);
+    // The supervisor's own writes are no sign of a busy fleet: counted, they would hold back the next agent's change.
+    if (!own && (last === undefined || now - last >= WAKE_GAP_MS)) this.wakeTimes.push(now);
     this.arm();
   }
 
@@ -252,6 +267,7 @@ export class Supervisor {
     while ((this.wakeTimes[0] ?? now) <= now - 1000) this.wakeTimes.shift();
     const delay = tickDelay(now, this.wakeTimes, this.lastTickAt);
     if (delay > DEBOUNCE_MS) this.stats.coalesced++;
+    if (busyFleet(now, this.wakeTimes)) this.stats.busy++;
     this.debounce = setTimeout(() => {
       this.debounce = null;
       void this.tick();

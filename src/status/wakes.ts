@@ -11,12 +11,15 @@ import { join } from 'node:path';
 import { stat } from '../fs-async';
 import { runDir, signalsDir, tasksDir } from '../context';
 import { JOB_ID_RE } from '../registry/job-id';
+import { ROW_FILE_RE } from '../registry/reader';
 import { JOB_STATE_FILE, jobsDirOf, stateFileSignature } from '../registry/jobs';
 import { isValidSlug } from '../tasks/slug';
 import type { Tmux } from '../tmux';
 import { titleClassFormat } from '../agents/state';
 
 const HOOK_INDEX = 4711;
+/** How long after the supervisor starts writing a task file its events count as its own. */
+const OWN_WRITE_MS = 1000;
 /** The directories watched: tasks, the registry, run (the nudge), signals. */
 const WATCHED_DIRS = 4;
 // Windows too: a window opened for a background job shows the job (job-windows.ts). Clients too: what a client
@@ -73,8 +76,12 @@ export interface WakeConfig {
 }
 
 export interface WakeHandlers {
-  /** Something changed; `tmuxToo`: tmux may have changed too (tasks, a nudge, a session hook). */
-  wake(tmuxToo: boolean): void;
+  /**
+   * Something changed; `tmuxToo`: tmux may have changed too (tasks, a nudge, a
+   * session hook). `own`: the supervisor's own write (expectOwnTaskWrite), news
+   * to read but not a sign of a busy fleet.
+   */
+  wake(tmuxToo: boolean, own?: boolean): void;
   /** Run by every poll before it looks at the directories; true: stop polling (the server is gone). */
   beforePoll(): boolean;
   /** The watched processes the poll finds gone (none: an empty list); any asks for a wake. */
@@ -106,6 +113,8 @@ export class Wakes {
   private heard = new Set<string>();
   /** The directories whose new mtime the last poll saw with nothing reported: unexplained at the next, a miss. */
   private doubted = new Set<string>();
+  /** Task files the supervisor itself is writing (the Driver's process recorded), until when their events are its own. */
+  private ownTaskWrites = new Map<string, number>();
 
   constructor(
     private readonly cfg: WakeConfig,
@@ -128,6 +137,18 @@ export class Wakes {
     this.dirWatchers.clear();
     this.taskWatchers.clear();
     this.jobWatchers.clear();
+  }
+
+  /**
+   * The supervisor is about to write this task's file: the events of that
+   * write, within OWN_WRITE_MS, still mark the task changed (the next wake
+   * reads it) but wake it as its own (no tmux read, not counted toward a busy
+   * fleet). At load it records the Driver's process of every task at once:
+   * hundreds of its own writes must not slow the next change an agent makes
+   * (docs/status.md#coalescing).
+   */
+  expectOwnTaskWrite(slug: string): void {
+    this.ownTaskWrites.set(slug, Date.now() + OWN_WRITE_MS);
   }
 
   /**
@@ -242,6 +263,8 @@ export class Wakes {
             this.watchTaskDirs();
           }
           if (dir === this.cfg.registryDir) {
+            // A writer's temp file (made, then renamed over the row) is not news: the rename's event names the row.
+            if (name && !ROW_FILE_RE.test(String(name))) return;
             if (name && this.registryChanged) this.registryChanged.add(String(name));
             else this.registryChanged = null;
           }
@@ -294,7 +317,8 @@ export class Wakes {
         const w = watch(join(tasksDir(this.cfg.home), slug), { persistent: true }, (_e, name) => {
           if (name && !String(name).startsWith('task.json')) return; // lock and temp files
           this.tasksChanged?.add(slug);
-          this.on.wake(true);
+          const own = (this.ownTaskWrites.get(slug) ?? 0) >= Date.now();
+          this.on.wake(!own, own);
         });
         w.on('error', () => {
           // No longer watchable: its file is looked at by every wake until a new watch starts.
@@ -327,6 +351,7 @@ export class Wakes {
       this.stop();
       return;
     }
+    for (const [slug, until] of this.ownTaskWrites) if (until < Date.now()) this.ownTaskWrites.delete(slug);
     let changed = false;
     let tasksChanged = false;
     const tasks = tasksDir(this.cfg.home);
