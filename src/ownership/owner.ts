@@ -3,13 +3,14 @@
 // hand everything to the pure decide().
 import { registryDir, type Context } from '../context';
 import { TaskFileError, UsageError } from '../errors';
-import type { Liveness } from '../registry/liveness';
+import type { Liveness, LiveRow } from '../registry/liveness';
+import type { RegistrySnapshot } from '../registry/reader';
 import type { StampFacts } from '../registry/sid-liveness';
 import { noSuchTask, readTask } from '../tasks/store';
 import { assertSlug } from '../tasks/slug';
 import { ownerSid, type Handover, type Task } from '../tasks/schema';
 import { Tmux, tmuxEnvSession, type TmuxReads } from '../tmux/client';
-import { readAsker, readPaneAndAsker, readSessionStampById, readStamps, type AskerRead, type PaneRead, type StampsRead } from '../tmux/session-marks';
+import { readAllMarks, readAsker, readPaneAndAsker, readSessionStampById, readStamps, type AskerRead, type MarksRead, type PaneRead, type StampsRead } from '../tmux/session-marks';
 import { decide, lastHandover, livenessNeeded, paneToRead, pickCarrier, type Decision } from './judge';
 import { isValidSid } from '../sid';
 
@@ -77,15 +78,16 @@ export interface Judgement {
  * Liveness of one session id: the registry, else whether a tmux session carries
  * it as its stamp. `stamps`: every session's stamp, read once by the caller.
  */
-export async function livenessOf(env: NodeJS.ProcessEnv, sid: string, stamps: StampsRead | null, task?: Task | null): Promise<Liveness> {
+export async function livenessOf(env: NodeJS.ProcessEnv, sid: string, stamps: StampsRead | null, task?: Task | null, registry?: () => Promise<JudgedRegistry>): Promise<Liveness> {
   // Imported here: most verdicts (the asker is the owner) need no liveness, and the registry's schema costs start-up time.
   const [{ readRegistry }, { sessionLiveness }] = await Promise.all([import('../registry/reader'), import('../registry/sid-liveness')]);
-  const snapshot = await readRegistry(registryDir(env));
+  const shared = registry ? await registry() : null;
+  const snapshot = shared ? shared.snapshot : await readRegistry(registryDir(env));
   const recorded =
     task && (task.driverPid !== undefined || task.driverJobId)
       ? { sid: ownerSid(task), pid: task.driverPid, procStart: task.driverProcStart, jobId: task.driverJobId }
       : undefined;
-  return sessionLiveness(sid, snapshot, () => stampFacts(stamps, sid), recorded);
+  return sessionLiveness(sid, snapshot, () => stampFacts(stamps, sid), recorded, shared?.rows);
 }
 
 /** What the server's sessions say of a session id: carried as a stamp, and the liveness of the processes recorded with it. */
@@ -97,9 +99,42 @@ async function stampFacts(stamps: StampsRead | null, sid: string): Promise<Stamp
 }
 
 /**
+ * The reads that the judgements of one pass over many tasks share (restore
+ * looks at every task): every session's marks and the registry, each made
+ * once, on first use. Without them each judgement reads both itself: at 500
+ * tasks and 2000 rows a restore's dry run opened 280 000 files and started
+ * 430 tmux clients (docs/ownership.md#restore).
+ */
+export interface SharedReads {
+  marks(): Promise<MarksRead | null>;
+  registry(): Promise<JudgedRegistry>;
+}
+
+/** The registry as read, and its rows with their processes' liveness (one look at /proc). */
+export interface JudgedRegistry {
+  snapshot: RegistrySnapshot;
+  rows: LiveRow[];
+}
+
+export function sharedReads(tmux: TmuxReads, env: NodeJS.ProcessEnv): SharedReads {
+  let marks: Promise<MarksRead | null> | null = null;
+  let registry: Promise<JudgedRegistry> | null = null;
+  const judged = async (): Promise<JudgedRegistry> => {
+    const [{ readRegistry }, { liveRows }] = await Promise.all([import('../registry/reader'), import('../registry/liveness')]);
+    const snapshot = await readRegistry(registryDir(env));
+    return { snapshot, rows: snapshot.readable ? await liveRows(snapshot) : [] };
+  };
+  return {
+    marks: () => (marks ??= readAllMarks(tmux)),
+    registry: () => (registry ??= judged()),
+  };
+}
+
+/**
  * Judges a task already read (takeover calls this under the task's lock).
  * `asker` is either resolved already or null (then $TMUX_PANE is read, chained
- * into the pane read when there is one).
+ * into the pane read when there is one). `shared`: reads made once for a pass
+ * over many tasks (with a known asker), in place of this judgement's own.
  */
 export async function judgeLoaded(
   ctx: Context,
@@ -107,12 +142,16 @@ export async function judgeLoaded(
   slug: string,
   loaded: { task: Task | null; taskError?: TaskFileError },
   askerKnown: Asker | null,
+  shared?: SharedReads,
 ): Promise<Judgement> {
   const { task, taskError } = loaded;
   let asker = askerKnown;
   let paneRead: PaneRead | undefined;
   const pane = taskError ? null : paneToRead(task);
-  if (pane !== null) {
+  if (pane !== null && shared && asker) {
+    const marks = await shared.marks();
+    paneRead = marks === null ? { tmuxError: 'cannot list the tmux sessions' } : (marks.sessions.get(pane) ?? { nonce: '', stamp: '' });
+  } else if (pane !== null) {
     const r = await readPaneAndAsker(tmux, pane, asker ? undefined : (ctx.env.TMUX_PANE as string));
     paneRead = r.pane;
     asker ??= askerFromRead(r.asker);
@@ -123,8 +162,8 @@ export async function judgeLoaded(
   const base = { slug, task, taskError: taskError?.message, asker: who.sid, paneRead };
   const need = livenessNeeded(base);
   // A 9: one read of every session's stamp, to name the session the owner runs in (and for its liveness).
-  const stamps = need === null ? null : await readStamps(tmux);
-  const liveness: Liveness | null = need === null ? null : await livenessOf(ctx.env, need, stamps, task);
+  const stamps = need === null ? null : shared ? ((await shared.marks())?.stamps ?? null) : await readStamps(tmux);
+  const liveness: Liveness | null = need === null ? null : await livenessOf(ctx.env, need, stamps, task, shared?.registry);
   const decision = decide({ ...base, liveness: () => liveness ?? 'unknown', sessionOf: (sid) => pickCarrier(stamps?.get(sid)?.sessions ?? [], task?.driverPane) });
   return { slug, decision, asker: who, task, taskError, paneRead };
 }

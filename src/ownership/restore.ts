@@ -22,7 +22,7 @@ import { Tmux } from '../tmux/client';
 import { readSessionPane, type SessionPaneRead } from '../tmux/session-marks';
 import { echoInput, printable } from '../text';
 import type { Decision } from './judge';
-import { judgeLoaded, loadForJudge } from './owner';
+import { judgeLoaded, loadForJudge, sharedReads, type SharedReads } from './owner';
 import { spawnSettings, spawnTask, startDirectoryProblem, type SpawnSettings } from './spawn';
 
 /** How long a restore waits for a task's lock: another restore or spawn holds it for a second or so. */
@@ -240,11 +240,18 @@ function describeConversation(c: ResumedConversation): string {
 type Plan = { item: RestoreItem } | { sid: string; conversation: ResumedConversation; session: string; pane: string | null; dir: string; command: string };
 
 /** Judges one task (nobody asking) and plans its restore: reads its file, its session and the registry, changes nothing. */
-async function planTask(ctx: Context, tmux: Tmux, settings: SpawnSettings, slug: string, loaded?: { task: Task | null; taskError?: TaskFileError }): Promise<Plan> {
+async function planTask(
+  ctx: Context,
+  tmux: Tmux,
+  settings: SpawnSettings,
+  slug: string,
+  loaded?: { task: Task | null; taskError?: TaskFileError },
+  shared?: SharedReads,
+): Promise<Plan> {
   const load = loaded ?? (await loadForJudge(ctx.home, slug));
   const leave = (action: 'refused' | 'skipped', reason: string): Plan => ({ item: { slug, action, reason } });
   if (!load.task && !load.taskError) return leave('refused', (await noSuchTask(ctx.home, slug)).message);
-  const j = await judgeLoaded(ctx, tmux, slug, load, { sid: '', from: 'none' });
+  const j = await judgeLoaded(ctx, tmux, slug, load, { sid: '', from: 'none' }, shared);
   const target = restoreTarget(load.task, j.decision);
   if ('skip' in target) return leave('skipped', target.skip);
   if ('refuse' in target) return leave('refused', target.refuse);
@@ -286,13 +293,17 @@ export async function restoreTasks(ctx: Context, opts: RestoreOptions = {}): Pro
   const tmux = new Tmux(ctx.socket);
   const settings = await spawnSettings(tmux, 'restore');
   const items: RestoreItem[] = [];
+  // One look at every task first, on reads they share (the sessions' marks, the registry: one each, not one per task).
+  const shared = sharedReads(tmux, ctx.env);
+  const refuse = (slug: string) => (err: unknown): Plan => ({ item: { slug, action: 'refused', reason: errorMessage(err) } });
   for (const { slug, loaded } of wanted) {
-    // Judged under the task's lock (a dry run changes nothing: it takes none): a restore running at once has either
-    // written the task and made its session, or not begun; never half, which would read as a session of another.
-    // Under the lock the task is read again: the list was read before another restore may have written it.
-    const plan = await (opts.dryRun ? planTask(ctx, tmux, settings, slug, loaded) : withTaskLock(ctx.home, slug, () => planTask(ctx, tmux, settings, slug), { timeoutMs: RESTORE_LOCK_TIMEOUT_MS })).catch(
-      (err: unknown): Plan => ({ item: { slug, action: 'refused', reason: errorMessage(err) } }),
-    );
+    let plan = await planTask(ctx, tmux, settings, slug, loaded, shared).catch(refuse(slug));
+    // A task whose Driver lives is left as that look found it. Any other is judged again on fresh reads under the task's
+    // lock (a dry run changes nothing: it takes none): a restore running at once has either written the task and made its
+    // session, or not begun; never half, which would read as a session of another. Under the lock the task is read again:
+    // the list was read before another restore may have written it.
+    const left = 'item' in plan && plan.item.action === 'skipped';
+    if (!opts.dryRun && !left) plan = await withTaskLock(ctx.home, slug, () => planTask(ctx, tmux, settings, slug), { timeoutMs: RESTORE_LOCK_TIMEOUT_MS }).catch(refuse(slug));
     if ('item' in plan) {
       items.push(plan.item);
       continue;

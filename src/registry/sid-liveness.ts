@@ -76,8 +76,10 @@ export async function sessionLiveness(
   snapshot: { readable: boolean; entries: readonly { row: RegistryRow }[] },
   stamped: () => Promise<StampFacts | null>,
   recorded?: RecordedProcess,
+  /** The snapshot's rows judged already (a pass over many tasks judges them once). */
+  judged?: readonly LiveRow[],
 ): Promise<Liveness> {
-  const rows = snapshot.readable ? await liveRows(snapshot) : [];
+  const rows = !snapshot.readable ? [] : (judged ?? (await liveRows(snapshot)));
   const fromRows = snapshot.readable ? sidLivenessFromRows(sid, rows) : 'unknown';
   if (fromRows === 'live') return 'live';
   const rec = recorded && recorded.sid === sid ? (await recordedLiveness([recorded], rows)).get(sid) : undefined;

@@ -117,19 +117,46 @@ export type StampsRead = Map<string, { agents: string[]; sessions: string[] }>;
  * when tmux cannot be read.
  */
 export async function readStamps(tmux: TmuxReads): Promise<StampsRead | null> {
-  const r = await tmux.tryRun(['list-sessions', '-F', `#{@claude_session_id}${FIELD_SEP}#{${STAMP_AGENT_OPTION}}${FIELD_SEP}#{session_name}`]);
+  return (await readMarks(tmux, false))?.stamps ?? null;
+}
+
+/** Every session's marks (its nonce and stamp, by name) and every stamp, as readStamps gives them. */
+export interface MarksRead {
+  sessions: Map<string, NonceStamp>;
+  stamps: StampsRead;
+}
+
+/**
+ * Every session's nonce and stamp, and every stamp as readStamps reads it, in
+ * one `list-sessions` call: what the judgements of one pass over many tasks
+ * share (restore). A session missing from it reads as a display-message of
+ * it does: nonce and stamp empty. Null when tmux cannot be read.
+ */
+export async function readAllMarks(tmux: TmuxReads): Promise<MarksRead | null> {
+  return readMarks(tmux, true);
+}
+
+async function readMarks(tmux: TmuxReads, withNonces: boolean): Promise<MarksRead | null> {
+  const fields = [`#{@claude_session_id}`, `#{${STAMP_AGENT_OPTION}}`, ...(withNonces ? ['#{@spawn_nonce}'] : []), '#{session_name}'];
+  const r = await tmux.tryRun(['list-sessions', '-F', fields.join(FIELD_SEP)]);
   if (r.exitCode !== 0) return null;
-  const out: StampsRead = new Map();
+  const stamps: StampsRead = new Map();
+  const sessions = new Map<string, NonceStamp>();
   for (const line of r.stdout.split('\n')) {
+    if (line === '') continue;
     // The session name last: it may hold a tab.
-    const [stamp = '', agent = '', ...name] = line.split(FIELD_SEP);
+    const parts = line.split(FIELD_SEP);
+    const [stamp = '', agent = ''] = parts;
+    const nonce = withNonces ? (parts[2] ?? '') : '';
+    const name = parts.slice(withNonces ? 3 : 2).join(FIELD_SEP);
+    if (withNonces) sessions.set(name, { nonce, stamp });
     if (stamp === '') continue;
-    const seen = out.get(stamp) ?? { agents: [], sessions: [] };
+    const seen = stamps.get(stamp) ?? { agents: [], sessions: [] };
     seen.agents.push(agent);
-    seen.sessions.push(name.join(FIELD_SEP));
-    out.set(stamp, seen);
+    seen.sessions.push(name);
+    stamps.set(stamp, seen);
   }
-  return out;
+  return { sessions, stamps };
 }
 
 /** What stamp reads and writes in its one call. */

@@ -5,6 +5,7 @@ import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/env';
+import { countingTmux } from '../helpers/tmux-server';
 import { json, makeWorld, type World } from '../helpers/stand-in-world';
 
 let w: World;
@@ -115,6 +116,39 @@ describe('restore: bad input', () => {
     expect(await w.display('op-taken', '#{pane_current_command}|#{@spawn_nonce}')).toBe('sleep|');
     expect(await w.display('op-elsewhere', '#{pane_current_command}|#{@spawn_nonce}')).toBe('sh|');
     expect((await w.readTask('good')).spawnNonce).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
+
+describe('restore: many tasks', () => {
+  it('one look at every task on reads they share: tmux read once for all of them, not once per task; the same answers', async () => {
+    // Live Drivers (their ids stamped on sessions), pending tasks (a nonce, no session yet) and one gone Driver.
+    const live = Array.from({ length: 12 }, (_, i) => `live${i}`);
+    const pending = Array.from({ length: 12 }, (_, i) => `pend${i}`);
+    for (const [i, slug] of live.entries()) {
+      const sid = `${String(i).padStart(8, '0')}-0000-4000-8000-000000000001`;
+      await w.writeTask(slug, { driverSid: sid, driverAgent: 'claude', driverPane: `op-${slug}`, cwd: w.fe.root });
+      await w.server.newSession(`op-${slug}`, ['sleep', '86400']);
+      await w.server.run(['set-option', '-t', `=op-${slug}:`, '@claude_session_id', sid]);
+    }
+    for (const slug of pending) await w.writeTask(slug, { driverSid: '', driverPane: `op-${slug}`, spawnNonce: 'a'.repeat(32), cwd: w.fe.root });
+    await goneTask('gone1');
+    const counting = await countingTmux(w.fe.root);
+    const r = await w.fleet(['restore', '--dry-run', '--json'], { env: { PATH: counting.PATH } });
+    // Refused: the pending tasks (never a Driver to resume): exit 1.
+    expect(r.exitCode, r.stderr).toBe(1);
+    const report = JSON.parse(r.stdout) as { restorable: number; tasks: { slug: string; action: string; reason: string }[] };
+    expect(report.restorable).toBe(1);
+    const bySlug = new Map(report.tasks.map((t) => [t.slug, t]));
+    for (const slug of live) expect(bySlug.get(slug)?.reason, slug).toContain(`runs in tmux session op-${slug}`);
+    for (const slug of pending) expect(bySlug.get(slug)?.reason, slug).toBe(`it is pending and never had a session id (its spawned session op-${slug} is gone): nothing to resume; spawn it again`);
+    expect(bySlug.get('gone1')?.action).toBe('would-restore');
+    // The spawn settings, every session's marks, and the one restorable task's session: not one read per task (25).
+    expect(await counting.count()).toBeLessThanOrEqual(3);
+    // Each answer is the one a judgement of that task alone gives (owner reads tmux itself).
+    for (const slug of [live[0], pending[0], 'gone1'] as string[]) {
+      const alone = await w.fleet(['restore', '--dry-run', '--json', slug]);
+      expect(JSON.parse(alone.stdout).tasks[0]).toEqual(bySlug.get(slug));
+    }
   });
 });
 
