@@ -4,7 +4,7 @@
 // tmux server is private (`-L fleet-bench-<random> -f /dev/null`) and killed at
 // the end, also on failure. Each figure is a ratio or a count taken in one run.
 //
-// Parts to run by letter, as arguments or BENCH_ONLY (`node bench/bench.mjs g`, BENCH_ONLY=ag; default: abcdefgh).
+// Parts to run by letter, as arguments or BENCH_ONLY (`node bench/bench.mjs g`, BENCH_ONLY=ag; default: abcdefghi).
 // Environment: BENCH_QUICK=1 (short runs), BENCH_RUNS (owner runs per side, 40),
 // BENCH_BIN (the build to measure, default dist/tmux-fleet.cjs: another worktree's, for before/after figures),
 // BENCH_OUT (the results file, default bench/results.md),
@@ -1003,6 +1003,87 @@ async function benchNotify() {
   }
 }
 
+// ---------------------------------------------------------------- i. a wait shown, the plugin loaded
+// Issue 41's workload, beside part g's latency: the plugin loaded as TPM loads it
+// (run-shell tmux-plugin.tmux: the supervisor it starts, its hooks), a client
+// attached to the session whose row changes (a displayed session), and the
+// rounds started in the supervisor's first seconds. Each round rewrites that
+// row, renamed into place as Claude Code's writers do, to `waiting` with a new
+// `waitingFor`, 0.3 s apart, and times until the session's @fleet-agent holds
+// the new text. Polled two ways: a tmux client started per poll every 10 ms
+// (issue 41's harness: each client costs the server more at 500 sessions) and
+// one control-mode client (part g's way).
+const WAIT_ROUNDS = num('BENCH_WAIT_ROUNDS', 20, 10);
+async function benchWait() {
+  const sizes = [
+    [50, 200],
+    [500, 2000],
+  ].filter(([n]) => !process.env.BENCH_WAIT_SESSIONS || String(n) === process.env.BENCH_WAIT_SESSIONS);
+  for (const [sessions, rows] of sizes) {
+    const f = scaleFleet(sessions, rows);
+    const env = { ...f.env };
+    const target = f.flips[Math.floor(f.flips.length / 2)];
+    const viewer = attachClient(f.server, target.name);
+    try {
+      await waitFor(() => tmux(f.server.name, ['list-clients', '-F', '#{client_session}'], { allowFail: true }).includes(target.name), 'the client');
+      const t0 = Date.now();
+      // The plugin of the build measured (BENCH_BIN's checkout), as TPM would run it.
+      tmux(f.server.name, ['run-shell', join(dirname(BIN), '..', 'tmux-plugin.tmux')], { env });
+      await waitFor(() => showAgent(f, target.name) !== '', `the first render at ${sessions} sessions`, 60_000);
+      const firstRender = Date.now() - t0;
+      const file = join(f.registry, `${target.pid}.json`);
+      const rewrite = (text) => {
+        target.status = 'waiting';
+        target.waitingFor = text;
+        target.updatedAt = target.statusUpdatedAt = Date.now();
+        const tmp = join(f.registry, `.${target.pid}.json.tmp`);
+        writeFileSync(tmp, JSON.stringify(target));
+        renameSync(tmp, file);
+      };
+      const control = controlClient(f.server.name);
+      const lat = { spawned: [], control: [] };
+      for (let i = 0; i < WAIT_ROUNDS * 2; i++) {
+        const how = i < WAIT_ROUNDS ? 'spawned' : 'control';
+        await sleep(300);
+        const text = `approve Bash: echo ${how}-${i}`;
+        const t = process.hrtime.bigint();
+        rewrite(text);
+        const end = Date.now() + 5000;
+        for (;;) {
+          const shown = how === 'spawned' ? showAgent(f, target.name) : await control.query(`show-options -qv -t =${target.name}: @fleet-agent`);
+          if (shown.includes(`echo ${how}-${i}`) || Date.now() > end) break;
+          await sleep(how === 'spawned' ? 10 : 1);
+        }
+        lat[how].push(Number(process.hrtime.bigint() - t) / 1e6);
+      }
+      control.close();
+      if (process.env.BENCH_VERBOSE === '1') console.error(sessions, JSON.stringify(lat));
+      for (const how of ['spawned', 'control']) {
+        const xs = lat[how];
+        note(`| i | a wait shown (row renamed into place → @fleet-agent holds its text), ${sessions} sessions, ${rows} rows, the plugin loaded, its session displayed, from the first seconds; polled by ${how === 'spawned' ? 'a tmux client per poll, every 10 ms' : 'one control-mode client'}: p50 / p90 / max (${xs.length} rounds, 0.3 s apart) | **${pct(xs, 50).toFixed(0)} / ${pct(xs, 90).toFixed(0)} / ${Math.max(...xs).toFixed(0)} ms** | p50 ≤ 60 ms | ${pct(xs, 50) <= 60 ? 'met' : 'OVER'} |`);
+      }
+      note(`| i | plugin load → the displayed session's first segment, ${sessions} sessions | ${firstRender} ms | reference | |`);
+      if (process.env.BENCH_HOLD_S) {
+        console.error(`holding ${f.server.name} for ${process.env.BENCH_HOLD_S} s`);
+        await sleep(Number(process.env.BENCH_HOLD_S) * 1000);
+      }
+    } finally {
+      killServer(viewer);
+      const pidFiles = existsSync(join(f.home, 'run')) ? readdirSync(join(f.home, 'run')).filter((n) => n.startsWith('supervisor-')) : [];
+      for (const n of pidFiles) {
+        const pid = Number(readFileSync(join(f.home, 'run', n), 'utf8').trim().split(/\s/)[0]);
+        if (pid > 0) {
+          try {
+            process.kill(pid, 'SIGTERM');
+          } catch {}
+        }
+      }
+      killServer(f.server);
+      for (const j of f.jobs) j.child.kill('SIGKILL');
+    }
+  }
+}
+
 // ---------------------------------------------------------------- main
 const tmuxVersion = spawnSync(TMUX, ['-V'], { encoding: 'utf8' }).stdout.trim();
 const straceVersion = STRACE ? spawnSync(STRACE, ['-V'], { encoding: 'utf8' }).stdout.split('\n')[0] : 'missing';
@@ -1021,9 +1102,9 @@ const header = [
   '|---|---|---|---|---|',
 ];
 console.log(header.join('\n'));
-const only = (process.argv.slice(2).join('') || process.env.BENCH_ONLY || 'abcdefgh').split('');
+const only = (process.argv.slice(2).join('') || process.env.BENCH_ONLY || 'abcdefghi').split('');
 let failed = false;
-for (const [key, fn] of [['a', benchOwner], ['b', benchRedraw], ['c', benchSupervisor], ['d', benchSweep], ['f', benchTree], ['g', benchScale], ['h', benchNotify]]) {
+for (const [key, fn] of [['a', benchOwner], ['b', benchRedraw], ['c', benchSupervisor], ['d', benchSweep], ['f', benchTree], ['g', benchScale], ['h', benchNotify], ['i', benchWait]]) {
   if (!only.includes(key) && !(key === 'd' && only.includes('e'))) continue;
   try {
     await fn();
