@@ -87,18 +87,28 @@ const depOutputs = (await Promise.all(Object.entries(DEPS).map(([name, dep]) => 
 // The two bundles of src/: the fast commands, and everything (both reach the
 // dependencies through depsPlugin); then the entry, which loads the fast one.
 // import() becomes require(): kept, it would start Node's ESM loader.
-const bundle = (entry, name) =>
+const bundle = (entry, name, plugins = []) =>
   build({
     ...common,
     entryPoints: [join(root, 'src', 'cli', entry)],
     outfile: join(outdir, `${name}.cjs`),
-    plugins: [depsPlugin],
+    plugins: [depsPlugin, ...plugins],
     supported: { 'dynamic-import': false },
     define: { __FLEET_VERSION__: JSON.stringify(pkg.version), __FLEET_BUILT_FROM__: JSON.stringify(builtFrom) },
   });
+// The fast bundle checks task.json with the plain validator built from the same
+// field table as zod's (src/tasks/check-plain.ts): `owner` builds no zod
+// schema (docs/tasks.md#validation).
+const plainTaskCheck = {
+  name: 'plain-task-check',
+  setup(b) {
+    const tasks = join(root, 'src', 'tasks');
+    b.onResolve({ filter: /^\.\/check$/ }, (a) => (a.resolveDir === tasks ? { path: join(tasks, 'check-plain.ts') } : undefined));
+  },
+};
 const [cliBundle, fastBundle, entry] = await Promise.all([
   bundle('main.ts', 'cli'),
-  bundle('fast.ts', 'fast'),
+  bundle('fast.ts', 'fast', [plainTaskCheck]),
   build({ ...common, entryPoints: [join(root, 'src', 'cli', 'bin.ts')], outfile, banner: { js: '#!/usr/bin/env node' } }),
 ]);
 

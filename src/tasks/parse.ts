@@ -3,7 +3,8 @@
 import { TaskFileError } from '../errors';
 import { maxNesting } from '../json-text';
 import { jsonErrorWithoutContent } from '../text';
-import { TaskSchema, type Task } from './schema';
+import { checkTask } from './check';
+import type { Task } from './schema';
 
 /**
  * A task record nests three or four levels; a file nested deeper than this is
@@ -12,7 +13,7 @@ import { TaskSchema, type Task } from './schema';
  */
 export const MAX_TASK_DEPTH = 256;
 
-/** Parses and validates task.json text; a TaskFileError names the file and the JSON position or zod path. */
+/** Parses and validates task.json text; a TaskFileError names the file and the JSON position or the field's path. */
 export function parseTaskText(text: string, file: string): Task {
   if (maxNesting(text) > MAX_TASK_DEPTH) throw new TaskFileError(file, `nested deeper than ${MAX_TASK_DEPTH} levels (not read)`);
   let raw: unknown;
@@ -24,13 +25,12 @@ export function parseTaskText(text: string, file: string): Task {
     const where = /\bposition \d+/.test(msg) ? '' : ` at position ${jsonErrorOffset(text)}`;
     throw new TaskFileError(file, `not valid JSON (${msg}${where})`);
   }
-  const result = TaskSchema.safeParse(raw);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const path = issue && issue.path.length > 0 ? issue.path.join('.') : '(top level)';
-    throw new TaskFileError(file, `invalid task record at ${path}: ${issue?.message ?? 'does not validate'}`);
+  const result = checkTask(raw);
+  if (!result.ok) {
+    const path = result.path.length > 0 ? result.path.join('.') : '(top level)';
+    throw new TaskFileError(file, `invalid task record at ${path}: ${result.message}`);
   }
-  return result.data;
+  return result.task;
 }
 
 /** Offset of the first character at which text stops being JSON (text.length when it ends too early); -1 when it is JSON. */

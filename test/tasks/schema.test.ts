@@ -1,9 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { NONCE_RE, TaskSchema, isPending, ownerSid } from '../../src/tasks';
+import { NONCE_RE, isPending, ownerSid, type Checked, type Task } from '../../src/tasks';
+import { checkTask as checkWithZod } from '../../src/tasks/check';
+import { checkTask as checkPlain } from '../../src/tasks/check-plain';
 
 const NONCE = '0123456789abcdef0123456789abcdef';
 
-describe('task schema', () => {
+// Both validators built from the field table (src/tasks/schema.ts): zod's, and the fast bundle's plain one.
+const VALIDATORS: [string, (raw: unknown) => Checked][] = [
+  ['zod', checkWithZod],
+  ['plain', checkPlain],
+];
+
+describe.each(VALIDATORS)('task schema (%s)', (_name, check) => {
+  const TaskSchema = {
+    safeParse: (raw: unknown) => {
+      const r = check(raw);
+      return r.ok ? { success: true as const, data: r.task } : { success: false as const, error: { issues: [{ path: r.path }] } };
+    },
+    parse: (raw: unknown): Task => {
+      const r = check(raw);
+      if (!r.ok) throw new Error(`${r.path.join('.')}: ${r.message}`);
+      return r.task;
+    },
+  };
+
   it('keeps unknown keys at the top level, verbatim', () => {
     const raw = { slug: 'a', driverSid: '', futureKey: { deep: [1, 'two', null] }, counter: 7 };
     const t = TaskSchema.parse(raw) as Record<string, unknown>;

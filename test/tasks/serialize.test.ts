@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { TaskFileError } from '../../src/errors';
-import { TaskSchema, parseTaskText, serializeTask, type Task } from '../../src/tasks';
+import { parseTaskText, serializeTask, type Task } from '../../src/tasks';
+import { checkTask } from '../../src/tasks/check';
+
+const TaskSchema = {
+  parse: (raw: unknown): Task => {
+    const r = checkTask(raw);
+    if (!r.ok) throw new Error(`${r.path.join('.')}: ${r.message}`);
+    return r.task;
+  },
+};
 
 const NONCE = 'a'.repeat(32);
 
