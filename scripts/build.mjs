@@ -50,6 +50,8 @@ const DEPS = {
   // Its ESM build: the default entry is UMD, whose require() calls esbuild cannot follow.
   'jsonc-parser': { specifiers: /^jsonc-parser(\/.*)?$/, from: 'jsonc-parser/lib/esm/main.js', names: '*' },
   'smol-toml': { specifiers: /^smol-toml$/, from: 'smol-toml', names: ['parse'] },
+  // src/zod.ts (zod/mini with English messages), imported as '../zod': it names the values it holds.
+  zod: { specifiers: /^\.\.\/zod$/, from: './src/zod.ts', names: '*' },
 };
 const reexport = (names, from) => (names === '*' ? `export * from '${from}';` : `export { ${names.join(', ')} } from '${from}';`);
 

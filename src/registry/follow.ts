@@ -3,7 +3,7 @@
 // A tab that parks its work keeps its row (status idle, parkedJobId set); the
 // work runs under a `bg` row whose jobId equals that parkedJobId, under another
 // session id. The job id is the only field the two rows share.
-import { jobNeeds } from './jobs';
+import { jobNeeds } from './job-state';
 import type { Liveness, LiveRow } from './liveness';
 import { rowsByJob, rowsBySession } from './row-index';
 import { printable } from '../text';

@@ -3,8 +3,9 @@
 // the JobState type, the wait it states (jobNeeds) and the reader. Read
 // through the helper's one safe reader (no link followed, no FIFO opened, a
 // size cap), only for job ids a registry row names, and joined to rows by job
-// id alone. Follow, in the fast bundle of `owner`, uses jobNeeds: the file's
-// schema is built at the first read, not when the module loads.
+// id alone. Follow, in the fast bundle of `owner`, uses jobNeeds from
+// job-state.ts, which imports no zod; here the file's schema is built at the
+// first read, not when the module loads.
 import { lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { dirTrustProblem } from '../context';
@@ -13,29 +14,8 @@ import * as z from '../zod';
 import { JOB_ID_RE } from './job-id';
 import type { RegistryRow } from './schema';
 
-/** A job's state as Claude Code wrote it (absent fields are null). */
-export interface JobState {
-  jobId: string;
-  /** `working`, `blocked`, `stopped`, ... */
-  state: string | null;
-  /** `active`, `idle` or `blocked`. */
-  tempo: string | null;
-  /** What it needs from the user, e.g. `approve Bash: ls -la /`; present while blocked. */
-  needs: string | null;
-  detail: string | null;
-  /** What the job was asked to do (its first prompt's words, as Claude Code keeps them). */
-  intent: string | null;
-  /** The job's title. */
-  name: string | null;
-  sessionId: string | null;
-  updatedAt: string | number | null;
-}
-
-/** The wait a state file states: `tempo: "blocked"` with a `needs` sentence, else null. */
-export function jobNeeds(job: Pick<JobState, 'tempo' | 'needs'> | null | undefined): string | null {
-  if (!job || job.tempo !== 'blocked' || !job.needs || job.needs.trim() === '') return null;
-  return job.needs;
-}
+export { jobNeeds, type JobState } from './job-state';
+import type { JobState } from './job-state';
 
 /** A state file is about 1.5 KB; anything near this is not one. */
 export const MAX_JOB_STATE_BYTES = 256 * 1024;

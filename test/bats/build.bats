@@ -121,9 +121,9 @@ build_copy() {
 	touch dist/fast-OLD.cjs dist/deps/gone.cjs
 	run node scripts/build.mjs
 	assert_success
-	assert_output --regexp '^built tmux-fleet\.cjs \([0-9]+ KB\), fast\.cjs \([0-9]+ KB\), cli\.cjs \([0-9]+ KB\), deps/smol-toml\.cjs \([0-9]+ KB\), deps/jsonc-parser\.cjs \([0-9]+ KB\), deps/yargs\.cjs \([0-9]+ KB\), deps/execa\.cjs \([0-9]+ KB\) in [0-9]+ ms$'
+	assert_output --regexp '^built tmux-fleet\.cjs \([0-9]+ KB\), fast\.cjs \([0-9]+ KB\), cli\.cjs \([0-9]+ KB\), deps/zod\.cjs \([0-9]+ KB\), deps/smol-toml\.cjs \([0-9]+ KB\), deps/jsonc-parser\.cjs \([0-9]+ KB\), deps/yargs\.cjs \([0-9]+ KB\), deps/execa\.cjs \([0-9]+ KB\) in [0-9]+ ms$'
 	run sh -c "find dist -type f | LC_ALL=C sort"
-	assert_output "$(printf '%s\n' dist/built-from dist/cli.cjs dist/cli.cjs.map dist/fast.cjs dist/fast.cjs.map dist/deps/execa.cjs dist/deps/execa.cjs.map dist/deps/jsonc-parser.cjs dist/deps/jsonc-parser.cjs.map dist/deps/smol-toml.cjs dist/deps/smol-toml.cjs.map dist/deps/yargs.cjs dist/deps/yargs.cjs.map dist/tmux-fleet.cjs dist/tmux-fleet.cjs.map | LC_ALL=C sort)"
+	assert_output "$(printf '%s\n' dist/built-from dist/cli.cjs dist/cli.cjs.map dist/fast.cjs dist/fast.cjs.map dist/deps/execa.cjs dist/deps/execa.cjs.map dist/deps/jsonc-parser.cjs dist/deps/jsonc-parser.cjs.map dist/deps/smol-toml.cjs dist/deps/smol-toml.cjs.map dist/deps/yargs.cjs dist/deps/yargs.cjs.map dist/deps/zod.cjs dist/deps/zod.cjs.map dist/tmux-fleet.cjs dist/tmux-fleet.cjs.map | LC_ALL=C sort)"
 	[ -x dist/tmux-fleet.cjs ]
 	# What it is built from, as the plugin computes it on load (so a load finds it current).
 	run cat dist/built-from
