@@ -6,7 +6,7 @@ import { describeFollow, hopToast, sid8 } from '../status/hop-text';
 import { follow } from '../registry/follow';
 import { attachJobStates } from '../registry/jobs';
 import { liveRows, type LiveRow } from '../registry/liveness';
-import { followLive } from '../registry/follow-watch';
+import { followLive } from '../status/follow-watch';
 import { readRegistry } from '../registry/reader';
 import { Tmux } from '../tmux';
 import { sessionTarget } from '../tmux/args';
@@ -159,6 +159,7 @@ async function watch(tmux: Tmux, ctx: Context, only: string | null): Promise<num
   // It reports only: the status line's @fleet-hop and the toasts are the supervisor's.
   const why = await followLive({
     tmux,
+    home: ctx.home,
     registry: registryDir(ctx.env),
     signal: ac.signal,
     onUpdate: (u, first) => {

@@ -10,5 +10,3 @@ export { follow, guessByCwd, isSpare, parkedJob, shortSid, pickBest, MAX_HOPS } 
 export type { FollowResult, ChainLink, StopReason } from './follow';
 export { HopTracker, hopOf } from './hop';
 export type { AgentState, SessionHop, HopEvent, HopKind, HopUpdate, Stamps } from './hop';
-export { watchDir, dirSignature } from './watch';
-export type { DirWatcher, WatchOptions } from './watch';

@@ -1,15 +1,9 @@
-import { renameSync, writeFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { dir as tmpDir } from 'tmp-promise';
 import { agentWaits, HopTracker, hopOf } from '../../src/registry/hop';
 import { describeFollow, hopToast, renderAgent, renderHop, renderHopWithIntent, sid8 } from '../../src/status/hop-text';
 import { follow, shortSid } from '../../src/registry/follow';
 import type { LiveRow } from '../../src/registry/liveness';
 import type { RegistryRow } from '../../src/registry/schema';
-import { watchDir } from '../../src/registry/watch';
-import { waitFor } from '../helpers/env';
 
 const TAB = '10e378ef-1111-4000-8000-000000000001';
 const JOB = 'e9e4ae8e-2222-4000-8000-000000000002';
@@ -120,53 +114,6 @@ describe('render', () => {
     expect(describeFollow(follow(busyTab, TAB))).toBe('10e378ef, busy');
     expect(describeFollow(follow(parked().slice(0, 1), TAB))).toBe('10e378ef (parked on job e9e4ae8e, which no row runs), idle');
     expect(describeFollow(follow([], TAB))).toBe('10e378ef: no registry row holds this session id');
-  });
-});
-
-describe('watchDir', () => {
-  it('reports a rename into the directory, debounced; not a name its filter drops, nothing once closed', async () => {
-    const d = await tmpDir({ unsafeCleanup: true });
-    let n = 0;
-    const w = watchDir(d.path, () => n++, { intervalMs: 0, debounceMs: 30, filter: (x) => /^\d+\.json$/.test(x) });
-    // A second watcher of the directory with no filter: the same events reach both in the same
-    // turn, and the same debounce ends in the same turn, so once it has reported a change, w
-    // has reported that change too if it ever will.
-    let seen = 0;
-    const control = watchDir(d.path, () => seen++, { intervalMs: 0, debounceMs: 30 });
-    const reported = async (what: string) => {
-      const before = seen;
-      await waitFor(() => seen > before, what);
-    };
-    // Written in one turn: one burst, one call.
-    writeFileSync(join(d.path, '.1.json.tmp'), '{}');
-    renameSync(join(d.path, '.1.json.tmp'), join(d.path, '1.json'));
-    writeFileSync(join(d.path, '1.json'), '{"a":1}');
-    await waitFor(() => n > 0, 'a change');
-    await writeFile(join(d.path, '1.key'), 'secret');
-    await reported('the .key file');
-    expect(n).toBe(1);
-    w.close();
-    await writeFile(join(d.path, '2.json'), '{}');
-    await reported('2.json');
-    expect(n).toBe(1);
-    control.close();
-    await d.cleanup();
-  });
-
-  it('polls when there is no directory to watch yet', async () => {
-    const d = await tmpDir({ unsafeCleanup: true });
-    const dir = join(d.path, 'later');
-    let n = 0;
-    const w = watchDir(dir, () => n++, { intervalMs: 50, debounceMs: 10 });
-    await mkdir(dir);
-    // A new file at each look: a change after whatever state the watcher first saw.
-    let i = 0;
-    await waitFor(async () => {
-      await writeFile(join(dir, `${i++}.json`), '{}');
-      return n > 0;
-    }, 'the poll to see the new directory');
-    w.close();
-    await d.cleanup();
   });
 });
 

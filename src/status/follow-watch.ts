@@ -1,20 +1,23 @@
 // The live loop of `tmux-fleet follow --watch` over every stamped session of
-// one tmux server: on each registry change, one snapshot read of the server
-// and a re-follow of every stamped session (HopTracker, shared with the
+// one tmux server: on each change the supervisor would wake for (the same
+// watches: src/status/wakes.ts), one snapshot read of the server and a
+// re-follow of every stamped session (HopTracker, shared with the
 // supervisor). It reports and writes nothing: the status options and the
 // toasts have one writer, the supervisor (docs/status.md#the-supervisor).
 import { intervalMs as pollIntervalMs } from '../options';
 import { processIdentity, stillRunning } from '../proc';
+import { HopTracker, type HopEvent, type HopUpdate } from '../registry/hop';
+import { attachJobStates, rowJobIds } from '../registry/jobs';
+import { liveRows } from '../registry/liveness';
+import { readRegistry } from '../registry/reader';
 import type { Tmux } from '../tmux/client';
 import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
-import { HopTracker, type HopEvent, type HopUpdate } from './hop';
-import { attachJobStates } from './jobs';
-import { liveRows } from './liveness';
-import { ROW_FILE_RE, readRegistry } from './reader';
-import { watchDir } from './watch';
+import { Wakes } from './wakes';
 
 export interface LiveFollowOptions {
   tmux: Tmux;
+  /** The fleet home (its task, signal and run directories are watched as the supervisor watches them). */
+  home: string;
   registry: string;
   /** Poll interval (ms) when file watches miss; default: @fleet-interval seconds, else its default. */
   intervalMs?: number;
@@ -48,7 +51,7 @@ export async function followLive(opts: LiveFollowOptions): Promise<'server-gone'
     const finish = (why: 'server-gone' | 'aborted') => {
       if (done) return;
       done = true;
-      watcher.close();
+      wakes.stop();
       clearInterval(alive);
       process.removeListener('SIGUSR1', refresh);
       opts.signal?.removeEventListener('abort', onAbort);
@@ -63,8 +66,15 @@ export async function followLive(opts: LiveFollowOptions): Promise<'server-gone'
         if (!(await tmux.serverRunning())) return finish('server-gone');
         throw err;
       }
+      // Every row is read each time: what the watches named is not kept.
+      wakes.forgetChanges();
+      wakes.takeJobsChanged();
+      wakes.takeDeaths();
       const registry = await readRegistry(opts.registry);
-      const rows = attachJobStates(await liveRows(registry), opts.registry);
+      const live = await liveRows(registry);
+      // A job's state file changes what it needs without its row changing: watched as the supervisor watches it.
+      wakes.watchJobs(rowJobIds(live.filter((r) => r.alive)));
+      const rows = attachJobStates(live, opts.registry);
       const stamps = snap.sessions.filter((s) => s.stamp !== '').map((s) => [s.name, s.stamp] as const);
       const update = tracker.update(stamps, rows);
       opts.onUpdate?.(update, first);
@@ -91,7 +101,15 @@ export async function followLive(opts: LiveFollowOptions): Promise<'server-gone'
     }
 
     const onAbort = () => finish('aborted');
-    const watcher = watchDir(opts.registry, refresh, { intervalMs, filter: (n) => ROW_FILE_RE.test(n) });
+    const wakes = new Wakes(
+      { home: opts.home, registryDir: opts.registry, intervalMs },
+      {
+        wake: () => refresh(),
+        beforePoll: () => done,
+        deathSeen: () => [],
+      },
+    );
+    wakes.start();
     // Is the server still there: kill(pid, 0), no process started.
     const alive = setInterval(() => {
       if (!serverAlive()) finish('server-gone');
