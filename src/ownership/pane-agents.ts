@@ -265,6 +265,26 @@ interface SessionMarks {
   agentProc?: string;
 }
 
+/** The sessions, panes and rows a proof looks at (every row now). */
+export interface ProofWorld {
+  sessions: readonly SessionMarks[];
+  panes: readonly PaneRef[];
+  rows: readonly ProofRow[];
+}
+
+/**
+ * What changed since the last proof, from the wake's plan (src/fleet/plan.ts):
+ * `all`: prove every session; `rows`: some registry rows changed, nothing else
+ * (`before` the pids of the rows as they were, `after` the rows as they are,
+ * `touched` the session ids the change touched); `sessions`: a new tmux
+ * snapshot, whose diff names the sessions to prove again (`redo`) and those
+ * gone (`removed`), rows perhaps too (`touched`).
+ */
+export type ProofChange =
+  | { kind: 'all' }
+  | { kind: 'rows'; before: readonly number[]; after: readonly ProofRow[]; touched: ReadonlySet<string> }
+  | { kind: 'sessions'; redo: ReadonlySet<string>; removed: ReadonlySet<string>; touched: ReadonlySet<string> };
+
 /**
  * The supervisor's memory for the proof: the ancestry of each agent process,
  * when it first saw each session's stamp, and which process held that stamp
@@ -277,18 +297,20 @@ export class PaneProofs {
   private last: { agents: Map<string, PaneAgent[]>; sessionsOfPid: Map<number, Set<string>>; gone: Set<string> } | null = null;
 
   /**
-   * `driverPidOf(slug, stamp)`: the task's recorded Driver process when the
-   * task's owner is that stamp (a process known across supervisor restarts).
-   * `running(pid)`: whether a process still runs.
+   * The proof of a wake: every session after `all` (or when there is no last
+   * proof to start from), else only those the change reaches; the others keep
+   * their verdicts. `deps.driverPidOf(slug, stamp)`: the task's recorded
+   * Driver process when the task's owner is that stamp (a process known
+   * across supervisor restarts); `deps.running(pid)`: whether a process still
+   * runs. `proven`: the sessions proven again.
    */
-  update(
-    sessions: readonly SessionMarks[],
-    panes: readonly PaneRef[],
-    rows: readonly ProofRow[],
-    driverPidOf: (slug: string, stamp: string) => number | null,
-    running: (pid: number) => boolean,
-    now: number = Date.now(),
-  ): PaneProof {
+  prove(world: ProofWorld, change: ProofChange, deps: ProofDeps): PaneProof & { proven: ReadonlySet<string> } {
+    const ctx = { driverPidOf: deps.driverPidOf, running: deps.running, now: deps.now ?? Date.now() };
+    if (change.kind === 'all' || this.last === null) return { ...this.proveAll(world, ctx), proven: new Set(world.sessions.map((s) => s.name)) };
+    return change.kind === 'rows' ? this.proveRows(world, change, ctx) : this.proveSessions(world, change, ctx);
+  }
+
+  private proveAll({ sessions, panes, rows }: ProofWorld, { driverPidOf, running, now }: Required<ProofDeps>): PaneProof {
     const agents = matchPaneAgents(panes, rows, this.ancestry);
     const rowsOf = rowsBySession(rows);
     const out: PaneProof = { agents, actions: [], gone: new Set<string>(), recheckAt: null };
@@ -312,17 +334,12 @@ export class PaneProofs {
    * the rows as they were; `after`: the rows as they are now. `rows`: every
    * row now.
    */
-  updateChanged(
-    sessions: readonly SessionMarks[],
-    panes: readonly PaneRef[],
-    rows: readonly ProofRow[],
-    change: { before: readonly number[]; after: readonly ProofRow[]; touched: ReadonlySet<string> },
-    driverPidOf: (slug: string, stamp: string) => number | null,
-    running: (pid: number) => boolean,
-    now: number = Date.now(),
+  private proveRows(
+    { sessions, panes, rows }: ProofWorld,
+    change: Extract<ProofChange, { kind: 'rows' }>,
+    ctx: Required<ProofDeps>,
   ): PaneProof & { proven: ReadonlySet<string> } {
-    const last = this.last;
-    if (last === null) return this.fromNothing(sessions, panes, rows, driverPidOf, running, now);
+    const last = this.last as NonNullable<PaneProofs['last']>;
     const affected = new Set<string>();
     const gonePids = new Set([...change.before, ...change.after.map((r) => r.row.pid)]);
     // The sessions holding those pids, by look-up: a wake costs what it changed, not a pass over the fleet.
@@ -354,7 +371,7 @@ export class PaneProofs {
     last.gone = new Set(last.gone);
     const out: PaneProof = { agents: last.agents, actions: [], gone: last.gone, recheckAt: null };
     // Those the agents moved in or out of, and those whose stamps the change touched.
-    const proven = this.proveAgain(sessions, affected, change.touched, rows, { driverPidOf, running, now }, out);
+    const proven = this.proveAgain(sessions, affected, change.touched, rows, ctx, out);
     for (const name of proven) affected.add(name);
     return { ...out, proven: affected };
   }
@@ -367,16 +384,12 @@ export class PaneProofs {
    * proven again; the others keep their verdicts. `removed`: sessions gone
    * from tmux, forgotten.
    */
-  updateSessions(
-    sessions: readonly SessionMarks[],
-    panes: readonly PaneRef[],
-    rows: readonly ProofRow[],
-    change: { redo: ReadonlySet<string>; removed: ReadonlySet<string>; touched: ReadonlySet<string> },
-    deps: ProofDeps,
+  private proveSessions(
+    { sessions, panes, rows }: ProofWorld,
+    change: Extract<ProofChange, { kind: 'sessions' }>,
+    ctx: Required<ProofDeps>,
   ): PaneProof & { proven: ReadonlySet<string> } {
-    const { driverPidOf, running, now = Date.now() } = deps;
-    if (this.last === null) return this.fromNothing(sessions, panes, rows, driverPidOf, running, now);
-    const last = this.last;
+    const last = this.last as NonNullable<PaneProofs['last']>;
     const agents = matchPaneAgents(panes, rows, this.ancestry);
     const affected = new Set(change.redo);
     for (const [session, list] of agents) if (!sameAgents(list, last.agents.get(session))) affected.add(session);
@@ -385,23 +398,11 @@ export class PaneProofs {
     const gone = new Set(last.gone);
     for (const name of change.removed) gone.delete(name);
     const out: PaneProof = { agents, actions: [], gone, recheckAt: null };
-    const proven = this.proveAgain(sessions, affected, change.touched, rows, { driverPidOf, running, now }, out);
+    const proven = this.proveAgain(sessions, affected, change.touched, rows, ctx, out);
     const sessionsOfPid = new Map<number, Set<string>>();
     for (const [session, list] of agents) for (const a of list) addTo(sessionsOfPid, a.row.pid, session);
     this.last = { agents, sessionsOfPid, gone };
     return { ...out, proven };
-  }
-
-  /** A first proof where a partial one was asked for: every session proven. */
-  private fromNothing(
-    sessions: readonly SessionMarks[],
-    panes: readonly PaneRef[],
-    rows: readonly ProofRow[],
-    driverPidOf: (slug: string, stamp: string) => number | null,
-    running: (pid: number) => boolean,
-    now: number,
-  ): PaneProof & { proven: ReadonlySet<string> } {
-    return { ...this.update(sessions, panes, rows, driverPidOf, running, now), proven: new Set(sessions.map((s) => s.name)) };
   }
 
   /**

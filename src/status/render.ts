@@ -1,6 +1,6 @@
 // The supervisor's render step: from one tmux snapshot to the segment values
 // of every session and the hop toasts. Reads files; starts no process.
-import { PaneProofs, type PaneProof } from '../ownership/pane-agents';
+import { PaneProofs, type PaneProof, type ProofChange } from '../ownership/pane-agents';
 import { agentProcessLiveness, parseAgentProcess, type AgentProcess } from '../agents/agent-process';
 import { AgentDiscovery, type Discovery } from '../agents/discover';
 import { jobWindowValues } from './job-windows';
@@ -128,18 +128,14 @@ export function makeRender(
       found = discoverUnder(null);
     }
     const proofRows = found.rows.length > 0 ? [...data.rows, ...found.rows] : data.rows;
-    const proof = diff && touched !== null
-      ? proofs.updateSessions(snapshot.sessions, snapshot.panes, proofRows, { redo: diff.changed, removed: diff.removed, touched }, { driverPidOf, running })
-      : prev && touched !== null && data.changed && found.rows.length === prev.found.rows.length
-        ? proofs.updateChanged(
-            snapshot.sessions,
-            snapshot.panes,
-            proofRows,
-            { before: data.changed.before.map((r) => r.pid), after: data.changed.after, touched },
-            driverPidOf,
-            running,
-          )
-        : proofs.update(snapshot.sessions, snapshot.panes, proofRows, driverPidOf, running);
+    // The proof follows the plan: the sessions the snapshot diff names, the rows that changed, or every session.
+    const proofChange: ProofChange =
+      diff && touched !== null
+        ? { kind: 'sessions', redo: diff.changed, removed: diff.removed, touched }
+        : prev && touched !== null && data.changed && found.rows.length === prev.found.rows.length
+          ? { kind: 'rows', before: data.changed.before.map((r) => r.pid), after: data.changed.after, touched }
+          : { kind: 'all' };
+    const proof = proofs.prove({ sessions: snapshot.sessions, panes: snapshot.panes, rows: proofRows }, proofChange, { driverPidOf, running });
     // A spawn in progress either writes its record (a task change wakes the supervisor) or dies: then its lock is stale
     // and nothing else changes, so the proof looks again.
     if (found.recheck || spawnLocked.size > 0) {

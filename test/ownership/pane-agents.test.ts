@@ -34,6 +34,11 @@ const agent = (pid: number, sessionId: string, extra: Partial<RegistryRow> = {})
 });
 const facts = (over: Partial<SessionFacts> = {}): SessionFacts => ({ session: 'op-t', stamp: '', bound: true, stampSeenAt: T + 1000, ...over });
 
+/** A proof of every session (driverPidOf: no task recorded a process). */
+function proveAll(proofs: PaneProofs, sessions: Parameters<PaneProofs['prove']>[0]['sessions'], panes: Parameters<PaneProofs['prove']>[0]['panes'], rows: Parameters<PaneProofs['prove']>[0]['rows'], running: (pid: number) => boolean, now: number) {
+  return proofs.prove({ sessions, panes, rows }, { kind: 'all' }, { driverPidOf: () => null, running, now });
+}
+
 describe('stampActionFor', () => {
   it.each<[string, SessionFacts, PaneAgent[], number | null, { sid: string; source: string } | null]>([
     ['pending, an agent under the pane: stamp it', facts(), [agent(10, S1)], null, { sid: S1, source: 'startup' }],
@@ -110,7 +115,7 @@ describe('matchPaneAgents on real processes', () => {
     expect(cache.size).toBe(size);
   });
 
-  it('PaneProofs.updateSessions: a new snapshot proves again the sessions it changed and those whose agents moved, as a full update would', async () => {
+  it('PaneProofs.prove after a new snapshot proves again the sessions it changed and those whose agents moved, as a full update would', async () => {
     const a = await paneWithAgent();
     const b = await paneWithAgent();
     const proofs = new PaneProofs();
@@ -126,19 +131,19 @@ describe('matchPaneAgents on real processes', () => {
       { name: 'op-a', stamp: S1, nonce, task: 't1' },
       { name: 'op-b', stamp: '', nonce, task: 't2' },
     ];
-    expect(proofs.update(sessions, panes, rows, never, () => true, T + 5000).actions).toEqual([]);
+    expect(proveAll(proofs, sessions, panes, rows, () => true, T + 5000).actions).toEqual([]);
     // op-a renamed op-c (same pane), and in the same wake op-b's agent writes its row (an id no session holds).
     const renamed = [{ ...sessions[1]! }, { ...sessions[0]!, name: 'op-c' }];
     const panesNow = [panes[1]!, { ...panes[0]!, session: 'op-c' }];
     const rowsNow = [...rows, row(b.agentPid, S2, 'live', { updatedAt: T + 6000 })];
-    const got = proofs.updateSessions(renamed, panesNow, rowsNow, { redo: new Set(['op-c']), removed: new Set(['op-a']), touched: new Set([S2]) }, { driverPidOf: never, running: () => true, now: T + 6500 });
+    const got = proofs.prove({ sessions: renamed, panes: panesNow, rows: rowsNow }, { kind: 'sessions', redo: new Set(['op-c']), removed: new Set(['op-a']), touched: new Set([S2]) }, { driverPidOf: never, running: () => true, now: T + 6500 });
     expect(got.actions).toEqual([expect.objectContaining({ session: 'op-b', pane: '%2', sid: S2, source: 'startup' })]);
     expect([...got.proven].sort()).toEqual(['op-b', 'op-c']);
     expect([...got.agents.keys()].sort()).toEqual(['op-b', 'op-c']);
-    const full = new PaneProofs().update(renamed, panesNow, rowsNow, never, () => true, T + 6500);
+    const full = proveAll(new PaneProofs(), renamed, panesNow, rowsNow, () => true, T + 6500);
     expect([got.actions, [...got.gone]]).toEqual([full.actions, [...full.gone]]);
     // Nothing changed: nothing proven again.
-    const still = proofs.updateSessions(renamed, panesNow, rowsNow, { redo: new Set(), removed: new Set(), touched: new Set() }, { driverPidOf: never, running: () => true, now: T + 7000 });
+    const still = proofs.prove({ sessions: renamed, panes: panesNow, rows: rowsNow }, { kind: 'sessions', redo: new Set(), removed: new Set(), touched: new Set() }, { driverPidOf: never, running: () => true, now: T + 7000 });
     expect([still.proven.size, still.actions]).toEqual([0, []]);
   });
 
@@ -147,27 +152,26 @@ describe('matchPaneAgents on real processes', () => {
     const proofs = new PaneProofs();
     const panes = [{ session: 'op-t', id: '%7', pid: String(a.shell) }];
     const session = { name: 'op-t', stamp: '', nonce: 'n'.repeat(32), task: 't' };
-    const never = () => null;
-    const first = proofs.update([session], panes, [row(a.agentPid, S1, 'live', { updatedAt: T + 1000 })], never, () => true, T + 5000);
+    const first = proveAll(proofs, [session], panes, [row(a.agentPid, S1, 'live', { updatedAt: T + 1000 })], () => true, T + 5000);
     expect(first.actions).toEqual([expect.objectContaining({ session: 'op-t', pane: '%7', sid: S1, kind: 'claude', source: 'startup' })]);
-    const agree = proofs.update([{ ...session, stamp: S1 }], panes, [row(a.agentPid, S1, 'live', { updatedAt: T + 1000 })], never, () => true, T + 6000);
+    const agree = proveAll(proofs, [{ ...session, stamp: S1 }], panes, [row(a.agentPid, S1, 'live', { updatedAt: T + 1000 })], () => true, T + 6000);
     expect(agree.actions).toEqual([]);
-    const cleared = proofs.update([{ ...session, stamp: S1 }], panes, [row(a.agentPid, S2, 'live', { updatedAt: T + 7000 })], never, () => true, T + 7500);
+    const cleared = proveAll(proofs, [{ ...session, stamp: S1 }], panes, [row(a.agentPid, S2, 'live', { updatedAt: T + 7000 })], () => true, T + 7500);
     expect(cleared.actions).toEqual([expect.objectContaining({ session: 'op-t', pane: '%7', sid: S2, kind: 'claude', source: 'clear' })]);
     // Right after a stamp, another id under the pane waits for the stamp to settle, and says when.
     const S3 = 'cccc3333-0000-4000-8000-000000000003';
-    const early = proofs.update([{ ...session, stamp: S2 }], panes, [row(a.agentPid, S3, 'live', { updatedAt: T + 7000 })], never, () => true, T + 7600);
+    const early = proveAll(proofs, [{ ...session, stamp: S2 }], panes, [row(a.agentPid, S3, 'live', { updatedAt: T + 7000 })], () => true, T + 7600);
     expect(early.actions).toEqual([]);
     expect(early.recheckAt).toBe(T + 7600 + STAMP_SETTLE_MS);
     // An earlier stamp of the session under the pane: never gone back to, nothing to wait for.
-    const back = proofs.update([{ ...session, stamp: S2 }], panes, [row(a.agentPid, S1, 'live', { updatedAt: T + 7000 })], never, () => true, T + 7700);
+    const back = proveAll(proofs, [{ ...session, stamp: S2 }], panes, [row(a.agentPid, S1, 'live', { updatedAt: T + 7000 })], () => true, T + 7700);
     expect([back.actions, back.recheckAt]).toEqual([[], null]);
     // The agent exits, its row removed: the stamped agent is gone.
-    const exited = proofs.update([{ ...session, stamp: S2 }], panes, [], never, () => false, T + 8000);
+    const exited = proveAll(proofs, [{ ...session, stamp: S2 }], panes, [], () => false, T + 8000);
     expect(exited.gone.has('op-t')).toBe(false); // S2 was never seen live under the pane: nothing known
-    const seen = proofs.update([{ ...session, stamp: S2 }], panes, [row(a.agentPid, S2)], never, () => true, T + 8500);
+    const seen = proveAll(proofs, [{ ...session, stamp: S2 }], panes, [row(a.agentPid, S2)], () => true, T + 8500);
     expect(seen.gone.has('op-t')).toBe(false);
-    const gone = proofs.update([{ ...session, stamp: S2 }], panes, [], never, (pid) => pid !== a.agentPid, T + 9000);
+    const gone = proveAll(proofs, [{ ...session, stamp: S2 }], panes, [], (pid) => pid !== a.agentPid, T + 9000);
     expect(gone.gone.has('op-t')).toBe(true);
   });
 });
