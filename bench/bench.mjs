@@ -1062,7 +1062,13 @@ async function benchWait() {
         const xs = lat[how];
         note(`| i | a wait shown (row renamed into place → @fleet-agent holds its text), ${sessions} sessions, ${rows} rows, the plugin loaded, its session displayed, from the first seconds; polled by ${how === 'spawned' ? 'a tmux client per poll, every 10 ms' : 'one control-mode client'}: p50 / p90 / max (${xs.length} rounds, 0.3 s apart) | **${pct(xs, 50).toFixed(0)} / ${pct(xs, 90).toFixed(0)} / ${Math.max(...xs).toFixed(0)} ms** | p50 ≤ 60 ms | ${pct(xs, 50) <= 60 ? 'met' : 'OVER'} |`);
       }
-      note(`| i | plugin load → the displayed session's first segment, ${sessions} sessions | ${firstRender} ms | reference | |`);
+      const supPid = (() => {
+        const run = join(f.home, 'run');
+        const file = existsSync(run) ? readdirSync(run).find((n) => n.startsWith('supervisor-')) : undefined;
+        return file ? Number(readFileSync(join(run, file), 'utf8').split(/\s/)[0]) : 0;
+      })();
+      const rss = supPid > 0 ? vmRssKb(supPid) / 1024 : 0;
+      note(`| i | plugin load → the displayed session's first segment, ${sessions} sessions; the supervisor's RSS after the rounds | ${firstRender} ms; ${rss.toFixed(1)} MB | reference | |`);
       if (process.env.BENCH_HOLD_S) {
         console.error(`holding ${f.server.name} for ${process.env.BENCH_HOLD_S} s`);
         await sleep(Number(process.env.BENCH_HOLD_S) * 1000);
