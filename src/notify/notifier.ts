@@ -291,8 +291,12 @@ export class Notifier {
     }
     // Waits answered while held are no news any more.
     const notices = this.held.filter((n) => n.kind === 'done' || n.key === undefined || this.current.has(n.key));
-    // Said in the log: a notification the person never got is the first thing to look for there.
-    if (notices.length < this.held.length) this.io.log(`notify: left out, ended while held: ${this.held.filter((n) => !notices.includes(n)).map(noticeText).join(' · ')}`);
+    // Said in the log: a notification the person never got is the first thing to look for there. Not those a client
+    // shows (a wait on the screen is never said): each new wait of a watched agent would be a line.
+    if (notices.length < this.held.length) {
+      const missed = unseenBy(world.clients, this.held.filter((n) => !notices.includes(n)), world.panes);
+      if (missed.length > 0) this.io.log(`notify: left out, ended while held: ${missed.map(noticeText).join(' · ')}`);
+    }
     this.held = [];
     for (const c of world.channels) if (c !== 'toast') this.last.set(c, now);
     if (notices.length > 0) this.speak(notices, world);

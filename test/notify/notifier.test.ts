@@ -134,6 +134,22 @@ describe('the terminal channel, on a real pseudo-terminal', () => {
     expect(logs).toContain('notify: left out, ended while held: b waits: approve Bash: ls -la /');
   });
 
+  it('a wait a client shows, ended while held, is no line in the log: it would never have been said', async () => {
+    const pty = await openPty(tmp.path);
+    ptys.push(pty);
+    const n = notifier({ gapMs: 800 });
+    // The client shows op-shown (its session; no pane named: the session's agent).
+    const w = world({ clients: [client(pty.path, { session: 'op-shown' })] });
+    n.say([wait('first')], w, new Set([wait('first').key as string]));
+    await waitFor(() => oscs(pty.output()).length === 1, 'the first notification', 5000);
+    const before = logs.length;
+    // Held by the gap, then ended: one the client shows, one it does not.
+    n.say([wait('shown'), wait('elsewhere')], w, new Set([wait('first').key as string, wait('shown').key as string, wait('elsewhere').key as string]));
+    n.say([], w, new Set([wait('first').key as string]));
+    await n.idle();
+    expect(logs.slice(before)).toEqual(['notify: left out, ended while held: elsewhere waits: approve Bash: ls -la /']);
+  });
+
   it("a wait whose sentence comes moments after its row's (Claude Code 2.1.197) is said once, with the sentence", async () => {
     const pty = await openPty(tmp.path);
     ptys.push(pty);
