@@ -14,6 +14,7 @@
 // BENCH_SCALE_S (part g's churn seconds per fleet, 30), BENCH_SCALE_RATE (changes per second, 10), BENCH_SCALE_LATENCY_N (40),
 // BENCH_SCALE_IDLE_S (part g's idle window per fleet, 20), BENCH_NEAR_IDLE_S (its nearly idle window, 30),
 // BENCH_SCALE_IDLE_ONLY=1 (part g's idle windows alone: with BENCH_SUPERVISOR_NODE_ARGS=--cpu-prof, a profile of the poll),
+// BENCH_SCALE_BIG_ONLY=1 (part g: the large fleet alone, then the big rows' peak RSS), BENCH_WAIT_ROUNDS (part i, 20), BENCH_WAIT_SESSIONS (part i: 50 or 500 only),
 // BENCH_KEEP=1 (keep the work directory, with the supervisor's log).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -700,8 +701,36 @@ const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
+/**
+ * Rows of any size up to the reader's cap: the large fleet's old rows become 255 KiB each (hard links of
+ * one file, a day old: 255 KiB of disk), read by the supervisor while its rows keep changing; the peak RSS.
+ */
+async function bigRows(large) {
+  const big = join(work, 'big-row.json');
+  const dayAgo = new Date(Date.now() - 86_400_000);
+  writeFileSync(big, JSON.stringify({ pid: 4_999_999, sessionId: sid(999_999), cwd: '/tmp', startedAt: 0, kind: 'interactive', status: 'waiting', waitingFor: 'w'.repeat(4000), blob: 'x'.repeat(250 * 1024), updatedAt: dayAgo.getTime() }));
+  utimesSync(big, dayAgo, dayAgo);
+  const old = readdirSync(large.registry).filter((n) => Number(n.split('.')[0]) >= 4_000_000);
+  large.bigRss = vmRssKb(large.sup.pid);
+  for (const n of old) {
+    rmSync(join(large.registry, n));
+    linkSync(big, join(large.registry, n));
+  }
+  large.bigRows = old.length;
+  const t0 = Date.now();
+  for (let i = 0; i < 10 * SCALE_RATE; i++) {
+    flip(large);
+    large.bigRss = Math.max(large.bigRss, vmRssKb(large.sup.pid));
+    await sleep(Math.max(0, t0 + ((i + 1) * 1000) / SCALE_RATE - Date.now()));
+  }
+  const want = flip(large);
+  await waitFor(() => showAgent(large, want.session).includes(` ${want.status}`), 'a change shown after the big rows', 30_000).catch(() => (large.bigStuck = true));
+  large.bigRss = Math.max(large.bigRss, vmRssKb(large.sup.pid));
+}
 async function benchScale() {
-  const fleets = [scaleFleet(50, 200), scaleFleet(500, 2000)];
+  // BENCH_SCALE_BIG_ONLY=1: the large fleet alone, its daemon started, then the big rows' peak RSS (a quick A/B).
+  const bigOnly = process.env.BENCH_SCALE_BIG_ONLY === '1';
+  const fleets = bigOnly ? [scaleFleet(500, 2000)] : [scaleFleet(50, 200), scaleFleet(500, 2000)];
   const nodeArgs = supervisorNodeArgs();
   // The first wake: `supervise --once` on a fleet whose options are all still to write.
   for (const f of fleets) {
@@ -731,6 +760,14 @@ async function benchScale() {
     f.rss = 0;
   }
   await sleep(3000);
+  if (bigOnly) {
+    const [large] = fleets;
+    await bigRows(large);
+    note(`| g | supervisor RSS (max VmRSS), ${large.sessions} sessions, ${large.rows} rows, ${large.bigRows} of them 255 KiB (read while the rows change, 10 s), the fleet alone | **${(large.bigRss / 1024).toFixed(1)} MB**${large.bigStuck ? ' (a change was not shown after them)' : ''} | < 80 MB | ${large.bigRss / 1024 < 80 && !large.bigStuck ? 'met' : 'OVER'} |`);
+    large.sup.kill('SIGTERM');
+    killServer(large.server);
+    return;
+  }
   // Nothing changing first: what a fleet costs per second without a change (the poll), part of each change's cost below.
   // Measured from the threads' run time (exact): the figure is a few tens of ms in the window, a few 10 ms ticks.
   for (const f of fleets) {
@@ -844,30 +881,7 @@ async function benchScale() {
     f.death = Math.max(0, cpuMs(f.sup.pid) - a - f.idle * secs * 1000) / f.deaths;
   }
   const [small, large] = fleets;
-  // Rows of any size up to the reader's cap: the large fleet's old rows become 255 KiB each (hard links of
-  // one file, a day old: 255 KiB of disk), read by the supervisor while its rows keep changing; the peak RSS.
-  {
-    const big = join(work, 'big-row.json');
-    const dayAgo = new Date(Date.now() - 86_400_000);
-    writeFileSync(big, JSON.stringify({ pid: 4_999_999, sessionId: sid(999_999), cwd: '/tmp', startedAt: 0, kind: 'interactive', status: 'waiting', waitingFor: 'w'.repeat(4000), blob: 'x'.repeat(250 * 1024), updatedAt: dayAgo.getTime() }));
-    utimesSync(big, dayAgo, dayAgo);
-    const old = readdirSync(large.registry).filter((n) => Number(n.split('.')[0]) >= 4_000_000);
-    large.bigRss = vmRssKb(large.sup.pid);
-    for (const n of old) {
-      rmSync(join(large.registry, n));
-      linkSync(big, join(large.registry, n));
-    }
-    large.bigRows = old.length;
-    const t0 = Date.now();
-    for (let i = 0; i < 10 * SCALE_RATE; i++) {
-      flip(large);
-      large.bigRss = Math.max(large.bigRss, vmRssKb(large.sup.pid));
-      await sleep(Math.max(0, t0 + ((i + 1) * 1000) / SCALE_RATE - Date.now()));
-    }
-    const want = flip(large);
-    await waitFor(() => showAgent(large, want.session).includes(` ${want.status}`), 'a change shown after the big rows', 30_000).catch(() => (large.bigStuck = true));
-    large.bigRss = Math.max(large.bigRss, vmRssKb(large.sup.pid));
-  }
+  await bigRows(large);
   const perChange = (f) => (f.cpu / f.changes) * 1000;
   const ratio = perChange(large) / perChange(small);
   const ratioRenamed = perChange(large.renamed) / perChange(small.renamed);
