@@ -72,6 +72,7 @@ export async function followLive(opts: LiveFollowOptions): Promise<'server-gone'
       wakes.takeDeaths();
       const registry = await readRegistry(opts.registry);
       const live = await liveRows(registry);
+      if (done) return;
       // A job's state file changes what it needs without its row changing: watched as the supervisor watches it.
       wakes.watchJobs(rowJobIds(live.filter((r) => r.alive)));
       const rows = attachJobStates(live, opts.registry);

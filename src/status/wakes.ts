@@ -113,6 +113,12 @@ export class Wakes {
   private heard = new Set<string>();
   /** The directories whose new mtime the last poll saw with nothing reported: unexplained at the next, a miss. */
   private doubted = new Set<string>();
+  /**
+   * Stopped: nothing is watched again. A poll or a caller's wake in flight when
+   * stop() ran would otherwise open watches after it, and a persistent watch
+   * keeps the process alive (follow --watch would never exit).
+   */
+  private stopped = false;
   /** Task files the supervisor itself is writing (the Driver's process recorded), until when their events are its own. */
   private ownTaskWrites = new Map<string, number>();
 
@@ -129,6 +135,7 @@ export class Wakes {
   }
 
   stop(): void {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.dirWatchers.forEach((w) => w.close());
@@ -159,6 +166,7 @@ export class Wakes {
    * the read that named it and the watch.
    */
   watchJobs(jobIds: Iterable<string>): void {
+    if (this.stopped) return;
     const keep = new Set([...jobIds].filter((id) => JOB_ID_RE.test(id)));
     for (const [id, j] of this.jobWatchers) {
       if (keep.has(id)) continue;
@@ -240,6 +248,7 @@ export class Wakes {
    * saw the directory appear.
    */
   private startWatches(): boolean {
+    if (this.stopped) return false;
     const tasks = tasksDir(this.cfg.home);
     const signals = signalsDir(this.cfg.home);
     // The registry and the agents' hooks change what agents say, never what tmux holds: no tmux read for them.
@@ -298,6 +307,7 @@ export class Wakes {
    * polling every file, which alone costs more CPU than the whole supervisor.
    */
   private watchTaskDirs(): void {
+    if (this.stopped) return;
     let slugs: string[];
     try {
       slugs = readdirSync(tasksDir(this.cfg.home)).filter(isValidSlug);

@@ -118,7 +118,11 @@ describe('follow --watch on a real server', () => {
     await client.kill();
     client = null;
     await server.kill();
-    const done = await watcher;
+    // Bounded: a watch opened after the loop stopped would keep the process alive (src/status/wakes.ts: stopped).
+    const done = await Promise.race([
+      watcher,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`follow --watch still running 15 s after its server went away; it printed:\n${watchOut}`)), 15_000)),
+    ]);
     expect(done.exitCode).toBe(0);
     watcher = null;
   });

@@ -78,6 +78,19 @@ describe('the jobs of the rows: each job\'s directory watched, its state file po
     return { d, jobs, wakes, woken };
   }
 
+  it('stopped, nothing is watched again: a caller whose read was in flight cannot keep the process alive', async () => {
+    const { d, wakes } = await setup(60_000);
+    try {
+      wakes.start();
+      wakes.stop();
+      // follow --watch's loop, its registry read done after its server went away.
+      wakes.watchJobs(['44a236dc']);
+      expect(wakes.watchedJobs()).toEqual([]);
+    } finally {
+      await d.cleanup();
+    }
+  });
+
   it('a state file written wakes without a tmux read; only job-id-shaped ids of the rows are watched, others closed', async () => {
     const { d, jobs, wakes, woken } = await setup(60_000);
     try {
