@@ -89,8 +89,22 @@ export class ShownIds {
     }
   }
 
+  /**
+   * The ids of a wake's view, moved as its plan computed it (src/fleet/plan.ts):
+   * `all`, counted again from nothing; `rows` (updateView), its arrays the last
+   * ones with some entries replaced, index for index; `sessions`
+   * (updateViewForSnapshot), the ids moved from the session views it dropped to
+   * those it computed again, the tasks' index for index. Arrays of another
+   * length are counted again from nothing.
+   */
+  apply(view: FleetView, change: { kind: 'all' } | { kind: 'rows' } | { kind: 'sessions'; dropped: readonly SessionView[]; added: Iterable<SessionView> }): void {
+    if (change.kind === 'all') this.reset(view);
+    else if (change.kind === 'rows') this.update(view);
+    else this.replace(view, change.dropped, change.added);
+  }
+
   /** Every id of a view, counted again from nothing. */
-  reset(view: FleetView): void {
+  private reset(view: FleetView): void {
     this.counts.clear();
     for (const t of view.tasks) eachShownId(t.hop, t.owner, this.add);
     for (const s of view.sessions) eachShownId(s.hop, s.stamp, this.add);
@@ -102,7 +116,7 @@ export class ShownIds {
    * The view after updateViewForSnapshot: the sessions' ids moved from the
    * views it dropped to those it computed again, the tasks' index for index.
    */
-  replace(view: FleetView, dropped: readonly SessionView[], added: Iterable<SessionView>): void {
+  private replace(view: FleetView, dropped: readonly SessionView[], added: Iterable<SessionView>): void {
     if (view.tasks.length !== this.tasks.length) {
       this.reset(view);
       return;
@@ -118,7 +132,7 @@ export class ShownIds {
    * The view after updateView: its arrays are the last ones with some entries
    * replaced, index for index (anything else is counted again from nothing).
    */
-  update(view: FleetView): void {
+  private update(view: FleetView): void {
     if (view.sessions.length !== this.sessions.length || view.tasks.length !== this.tasks.length) {
       this.reset(view);
       return;

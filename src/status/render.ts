@@ -169,11 +169,11 @@ export function makeRender(
         cleared = u.cleared;
         // A stamp new to the fleet (a stamp set, a session created): its chain's ids from now on.
         for (const s of u.redone.values()) if (s.stamp !== '' && !keysOf.has(s.stamp)) keysOf.set(s.stamp, chainKeys(s.stamp, data.rows));
-        shown.replace(u.view, u.dropped, u.redone.values());
+        shown.apply(u.view, { kind: 'sessions', dropped: u.dropped, added: u.redone.values() });
         update = u;
       } else {
         update = updateView(base.view, snapshot, data, tracker, proofArgs, hitSids, goneChanged);
-        shown.update(update.view);
+        shown.apply(update.view, { kind: 'rows' });
       }
       view = update.view;
       redo = update.sessions;
@@ -185,7 +185,7 @@ export function makeRender(
       keysOf.clear();
       for (const s of view.sessions) if (s.stamp !== '') keysOf.set(s.stamp, chainKeys(s.stamp, data.rows));
       for (const t of view.tasks) if (t.owner !== '' && !keysOf.has(t.owner)) keysOf.set(t.owner, chainKeys(t.owner, data.rows));
-      shown.reset(view);
+      shown.apply(view, { kind: 'all' });
     }
     const styles = stylesFrom(snapshot.config);
     // Attention across the fleet (docs/status.md#attention): the same value in every session.

@@ -45,8 +45,8 @@ describe('ShownIds', () => {
   ];
   it.each(cases)('$name', ({ steps, want }) => {
     const ids = new ShownIds();
-    ids.reset(steps[0]!);
-    for (const v of steps.slice(1)) ids.update(v);
+    ids.apply(steps[0]!, { kind: 'all' });
+    for (const v of steps.slice(1)) ids.apply(v, { kind: 'rows' });
     expect(shownBy(ids)).toEqual(want);
     expect(shownBy(shownSessionIds(steps[steps.length - 1]!))).toEqual(want);
   });
@@ -58,13 +58,13 @@ describe('ShownIds', () => {
     let sessions = Array.from({ length: 60 }, (_, i) => session(pick(i), chainOf(pick(i))));
     let tasks = Array.from({ length: 40 }, (_, i) => task(pick(i), random(2) ? chainOf(pick(i)) : null));
     const ids = new ShownIds();
-    ids.reset(view(sessions, tasks));
+    ids.apply(view(sessions, tasks), { kind: 'all' });
     const every = new Set<string>();
     for (let wake = 0; wake < 200; wake++) {
       sessions = sessions.map((s, i) => (random(10) === 0 ? session(pick(i), chainOf(pick(i))) : s));
       tasks = tasks.map((t, i) => (random(10) === 0 ? task(pick(i), random(2) ? chainOf(pick(i)) : null) : t));
       const v = view(sessions, tasks);
-      ids.update(v);
+      ids.apply(v, { kind: 'rows' });
       const want = shownSessionIds(v);
       for (const id of want) every.add(id);
       for (const id of every) expect(ids.has(id), `${id} at wake ${wake}`).toBe(want.has(id));
