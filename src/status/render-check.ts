@@ -43,7 +43,11 @@ function differences(a: Flat, b: Flat): string[] {
 
 const FULL = { registryOnly: false, registryChanged: null } as const;
 
-/** A difference told when it holds through this many wakes in a row: a file's watch speaks by the next one. */
+/**
+ * A difference told when it holds through this many wakes in a row, spanning
+ * the poll's interval at least: a file's watch speaks by the next wake, but a
+ * death (a process gone, no file changed) is seen by the poll alone.
+ */
 export const CHECK_STREAK = 3;
 
 /**
@@ -51,15 +55,17 @@ export const CHECK_STREAK = 3;
  * of the snapshot, every file read. A difference may be a file written just
  * before the wake whose watch has not spoken yet (the full render read it, the
  * incremental one reads it at its next wake): it is told (`report`) when the
- * same difference holds through CHECK_STREAK wakes in a row, or still holds
- * once no wake came for `quietMs` (longer than the poll, which finds what a
- * watch missed). What `render` returned is returned as is.
+ * same difference holds through CHECK_STREAK wakes in a row over `pollMs` at
+ * least (three quick tmux wakes after a process died are no miss: the poll has
+ * not looked yet), or still holds once no wake came for `quietMs` (longer than
+ * the poll, which finds what a watch missed). What `render` returned is
+ * returned as is.
  */
-export function checkedRender(render: Render, fresh: () => Render, report: (lines: string[]) => void, quietMs: number): Render {
+export function checkedRender(render: Render, fresh: () => Render, report: (lines: string[]) => void, quietMs: number, pollMs = 0): Render {
   let wake = 0;
   let pending: NodeJS.Timeout | null = null;
-  /** Each difference of the last check, with the number of checks in a row that found it. */
-  let streak = new Map<string, number>();
+  /** Each difference of the last check: the checks in a row that found it, since when, and whether it was told. */
+  let streak = new Map<string, { count: number; since: number; told: boolean }>();
   const hintText = (hint: unknown) => JSON.stringify(hint, (_k, v: unknown) => (v instanceof Set ? [...v] : v));
   return async (snapshot, hint) => {
     if (pending) clearTimeout(pending);
@@ -70,11 +76,20 @@ export function checkedRender(render: Render, fresh: () => Render, report: (line
     const got = await render(snapshot, hint);
     const mine = flatten(got);
     const diff = differences(mine, flatten(await fresh()(copy, FULL)));
-    const next = new Map<string, number>();
-    for (const d of diff) next.set(d, (streak.get(d) ?? 0) + 1);
+    const next = new Map<string, { count: number; since: number; told: boolean }>();
+    const now = Date.now();
+    for (const d of diff) {
+      const was = streak.get(d);
+      next.set(d, was ? { ...was, count: was.count + 1 } : { count: 1, since: now, told: false });
+    }
     streak = next;
-    const held = diff.filter((d) => (streak.get(d) ?? 0) === CHECK_STREAK);
-    if (held.length > 0) report([`wake ${at} (${hintText(hint)}), the same for ${CHECK_STREAK} wakes in a row:`, ...held.map((d) => `  ${d}`)]);
+    const held = diff.filter((d) => {
+      const s = streak.get(d);
+      if (!s || s.told || s.count < CHECK_STREAK || now - s.since < pollMs) return false;
+      s.told = true;
+      return true;
+    });
+    if (held.length > 0) report([`wake ${at} (${hintText(hint)}), the same for ${CHECK_STREAK} wakes in a row or more, over ${pollMs} ms or more:`, ...held.map((d) => `  ${d}`)]);
     if (diff.length === 0) return got;
     pending = setTimeout(() => {
       pending = null;
@@ -95,5 +110,5 @@ export function checkedRender(render: Render, fresh: () => Render, report: (line
 export function withRenderCheck(env: NodeJS.ProcessEnv, home: string, render: Render, fresh: () => Render, pollMs: number): Render {
   const file = env[CHECK_RENDER_ENV];
   if (!file) return render;
-  return checkedRender(render, fresh, (lines) => appendFileSync(file, `${home} supervise[${process.pid}] ${lines.join('\n')}\n`), pollMs + 1000);
+  return checkedRender(render, fresh, (lines) => appendFileSync(file, `${home} supervise[${process.pid}] ${lines.join('\n')}\n`), pollMs + 1000, pollMs);
 }

@@ -46,6 +46,18 @@ describe('checkedRender', () => {
     if (reports > 0) expect(told[0]?.slice(1)).toEqual(['  session op-a @fleet-agent: "idle" incremental, "busy" full']);
   });
 
+  it("three quick wakes within the poll's interval are no miss (a death is seen by the poll); past it, told once", async () => {
+    const told: string[][] = [];
+    const render = checkedRender(scripted(['idle', 'idle', 'idle', 'idle', 'idle']), full('busy'), (lines) => told.push(lines), 60_000, 300);
+    for (let i = 0; i < 3; i++) await render(SNAPSHOT, { registryOnly: true, registryChanged: new Set() });
+    expect(told).toEqual([]);
+    await new Promise((r) => setTimeout(r, 350));
+    await render(SNAPSHOT, { registryOnly: true, registryChanged: new Set() });
+    await render(SNAPSHOT, { registryOnly: true, registryChanged: new Set() });
+    expect(told).toHaveLength(1);
+    expect(told[0]?.slice(1)).toEqual(['  session op-a @fleet-agent: "idle" incremental, "busy" full']);
+  });
+
   it('a difference still there once no wake came for a while is told; one a later wake ended is not', async () => {
     // Ended by a later wake: its timer, started first, would have fired first.
     const ended: string[][] = [];
