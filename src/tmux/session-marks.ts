@@ -117,7 +117,7 @@ export type StampsRead = Map<string, { agents: string[]; sessions: string[] }>;
  * when tmux cannot be read.
  */
 export async function readStamps(tmux: TmuxReads): Promise<StampsRead | null> {
-  return (await readMarks(tmux, false))?.stamps ?? null;
+  return (await readAllMarks(tmux))?.stamps ?? null;
 }
 
 /** Every session's marks (its nonce and stamp, by name) and every stamp, as readStamps gives them. */
@@ -127,33 +127,26 @@ export interface MarksRead {
 }
 
 /**
- * Every session's nonce and stamp, and every stamp as readStamps reads it, in
- * one `list-sessions` call: what the judgements of one pass over many tasks
- * share (restore). A session missing from it reads as a display-message of
- * it does: nonce and stamp empty. Null when tmux cannot be read.
+ * Every session's nonce and stamp, and every stamp with the agent processes
+ * recorded with it and the sessions carrying it, in one `list-sessions` call:
+ * what the judgements of one pass over many tasks share (restore). A session
+ * missing from it reads as a display-message of it does: nonce and stamp
+ * empty. Null when tmux cannot be read.
  */
 export async function readAllMarks(tmux: TmuxReads): Promise<MarksRead | null> {
-  return readMarks(tmux, true);
-}
-
-async function readMarks(tmux: TmuxReads, withNonces: boolean): Promise<MarksRead | null> {
-  const fields = [`#{@claude_session_id}`, `#{${STAMP_AGENT_OPTION}}`, ...(withNonces ? ['#{@spawn_nonce}'] : []), '#{session_name}'];
-  const r = await tmux.tryRun(['list-sessions', '-F', fields.join(FIELD_SEP)]);
+  const r = await tmux.tryRun(['list-sessions', '-F', ['#{@claude_session_id}', `#{${STAMP_AGENT_OPTION}}`, '#{@spawn_nonce}', '#{session_name}'].join(FIELD_SEP)]);
   if (r.exitCode !== 0) return null;
   const stamps: StampsRead = new Map();
   const sessions = new Map<string, NonceStamp>();
   for (const line of r.stdout.split('\n')) {
     if (line === '') continue;
     // The session name last: it may hold a tab.
-    const parts = line.split(FIELD_SEP);
-    const [stamp = '', agent = ''] = parts;
-    const nonce = withNonces ? (parts[2] ?? '') : '';
-    const name = parts.slice(withNonces ? 3 : 2).join(FIELD_SEP);
-    if (withNonces) sessions.set(name, { nonce, stamp });
+    const [stamp = '', agent = '', nonce = '', ...name] = line.split(FIELD_SEP);
+    sessions.set(name.join(FIELD_SEP), { nonce, stamp });
     if (stamp === '') continue;
     const seen = stamps.get(stamp) ?? { agents: [], sessions: [] };
     seen.agents.push(agent);
-    seen.sessions.push(name);
+    seen.sessions.push(name.join(FIELD_SEP));
     stamps.set(stamp, seen);
   }
   return { sessions, stamps };
