@@ -67,15 +67,14 @@ export function checkedRender(render: Render, fresh: () => Render, report: (line
   /** Each difference of the last check: the checks in a row that found it, since when, and whether it was told. */
   let streak = new Map<string, { count: number; since: number; told: boolean }>();
   const hintText = (hint: unknown) => JSON.stringify(hint, (_k, v: unknown) => (v instanceof Set ? [...v] : v));
-  return async (snapshot, hint) => {
+  return async (snapshot, hint, held) => {
     if (pending) clearTimeout(pending);
     pending = null;
     const at = ++wake;
-    // Copied first: the supervisor changes its snapshot in place after the writes, the render its values map at the next wake.
-    const copy = structuredClone(snapshot);
-    const got = await render(snapshot, hint);
+    // Flattened now: the render changes its values map at the next wake.
+    const got = await render(snapshot, hint, held);
     const mine = flatten(got);
-    const diff = differences(mine, flatten(await fresh()(copy, FULL)));
+    const diff = differences(mine, flatten(await fresh()(snapshot, FULL, held)));
     const next = new Map<string, { count: number; since: number; told: boolean }>();
     const now = Date.now();
     for (const d of diff) {
@@ -83,19 +82,19 @@ export function checkedRender(render: Render, fresh: () => Render, report: (line
       next.set(d, was ? { ...was, count: was.count + 1 } : { count: 1, since: now, told: false });
     }
     streak = next;
-    const held = diff.filter((d) => {
+    const lasting = diff.filter((d) => {
       const s = streak.get(d);
       if (!s || s.told || s.count < CHECK_STREAK || now - s.since < pollMs) return false;
       s.told = true;
       return true;
     });
-    if (held.length > 0) report([`wake ${at} (${hintText(hint)}), the same for ${CHECK_STREAK} wakes in a row or more, over ${pollMs} ms or more:`, ...held.map((d) => `  ${d}`)]);
+    if (lasting.length > 0) report([`wake ${at} (${hintText(hint)}), the same for ${CHECK_STREAK} wakes in a row or more, over ${pollMs} ms or more:`, ...lasting.map((d) => `  ${d}`)]);
     if (diff.length === 0) return got;
     pending = setTimeout(() => {
       pending = null;
-      // The snapshot as the supervisor keeps it, its own writes applied: what a wake decides from history (a turn
-      // finished unseen, its session marked) is in tmux now, where a full render reads it.
-      void fresh()(structuredClone(snapshot), FULL).then((full) => {
+      // What tmux holds now, the supervisor's writes since the read included: what a wake decides from history (a
+      // turn finished unseen, its session marked) is in tmux now, where a full render reads it.
+      void fresh()(snapshot, FULL, held).then((full) => {
         const still = differences(mine, flatten(full));
         if (wake !== at || still.length === 0) return;
         report([`wake ${at} (${hintText(hint)}), still after ${quietMs} ms with no wake:`, ...still.map((d) => `  ${d}`)]);

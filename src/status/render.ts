@@ -15,7 +15,7 @@ import { coalesce, noticeText, type Notice } from '../notify/notice';
 import { parseChannels } from '../notify/notifier';
 import { fleetAgents, fleetWaiters, ShownIds } from './agents';
 import { agentKindSegment, agentSegment, attentionSegment, hopSegment, hopShortSegment, iconOnly, ownerSegment, styleFormats, stylesFrom } from './segments';
-import type { Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
+import type { HeldSegments, Render, RenderHint, Rendered, SegmentOption } from './segment-writes';
 import { CachedFleetData, type FleetLoad } from '../fleet/data';
 import { ChainKeyIndex, chainKeys, updateView, updateViewForSnapshot, type ViewUpdate } from '../fleet/update';
 import { computeView, spawnLocks, type FleetView, type SessionView } from '../fleet/view';
@@ -75,7 +75,7 @@ export function makeRender(
   const keysOf = new ChainKeyIndex();
   /** The ids the view's rows show, moved only for the sessions and tasks a wake computed again. */
   const shown = new ShownIds();
-  return async (snapshot: TmuxSnapshot, hint: RenderHint): Promise<Rendered> => {
+  return async (snapshot: TmuxSnapshot, hint: RenderHint, held?: HeldSegments): Promise<Rendered> => {
     const rowsReadBefore = source.rowsRead;
     // Before the task files: a spawn between its tmux call and its record's write holds the task's lock (spawnLocks).
     const spawnLocked = spawnLocks(home, snapshot, source.tasksLastRead);
@@ -209,7 +209,8 @@ export function makeRender(
     const stamp = Math.floor(Date.now() / 1000);
     const marks = new Map<string, string>();
     for (const n of notices) if (n.kind !== 'wait' && n.session !== null && !shownNow.has(n.session)) marks.set(n.session, `${stamp} ${noticeText(n)}`);
-    const unseenOf = (name: string, was: string) => (shownNow.has(name) ? '' : (marks.get(name) ?? was));
+    // The mark tmux holds: the snapshot's, unless this supervisor wrote one since it was read.
+    const unseenOf = (name: string, read: string) => (shownNow.has(name) ? '' : (marks.get(name) ?? held?.wrote(name, '@fleet-unseen') ?? read));
     const segmentsOf = (s: SessionView): Record<SegmentOption, string> => ({
       '@fleet-owner': s.slug && s.decision ? ownerSegment(s.slug, s.decision, styles, s.agentGone, s.unprovable !== null) : '',
       '@fleet-hop': hopSegment(s.hop, styles),
@@ -247,9 +248,8 @@ export function makeRender(
       if (prev) dirty = new Set([...redo, ...set]);
     } else {
       values = new Map();
-      const bySession = new Map(snapshot.sessions.map((x) => [x.name, x]));
       for (const x of snapshot.sessions) values.set(x.name, { ...none, '@fleet-unseen': unseenOf(x.name, x.unseen) });
-      for (const s of view.sessions) values.set(s.session, segmentsOf({ ...s, unseen: bySession.get(s.session)?.unseen ?? s.unseen }));
+      for (const s of view.sessions) values.set(s.session, segmentsOf(s));
     }
     let unseen = 0;
     for (const v of values.values()) if (v['@fleet-unseen'] !== '') unseen++;

@@ -67,8 +67,12 @@ export interface RenderHint {
   died?: ReadonlySet<number>;
 }
 
-/** Computes what every session should show from one tmux snapshot (reads files, starts no process). */
-export type Render = (snapshot: TmuxSnapshot, hint: RenderHint) => Promise<Rendered>;
+/**
+ * Computes what every session should show from one tmux snapshot (reads files,
+ * starts no process). `held`: what tmux holds of the segments since that
+ * snapshot was read (the unseen marks written since are read back from it).
+ */
+export type Render = (snapshot: TmuxSnapshot, hint: RenderHint, held?: HeldSegments) => Promise<Rendered>;
 
 type SegmentField = 'owner' | 'hop' | 'agent' | 'hopShort' | 'agentShort' | 'unseen';
 /** Where the snapshot keeps each option's current value (src/tmux/snapshot.ts). */
@@ -82,18 +86,17 @@ const SNAPSHOT_FIELD: Record<SegmentOption, SegmentField> = {
 };
 
 /**
- * Diff of desired against current values: only what changed is written.
+ * Diff of desired against current values (what tmux holds): only what changed is written.
  * `only`: the sessions whose values may have changed (the others are not compared).
  */
-export function diffSegments(snapshot: TmuxSnapshot, values: Rendered['values'], only?: ReadonlySet<string>): OptionChange[] {
+export function diffSegments(held: HeldSegments, values: Rendered['values'], only?: ReadonlySet<string>): OptionChange[] {
   const changes: OptionChange[] = [];
-  const current: Record<SegmentOption, keyof TmuxSnapshot['sessions'][number]> = SNAPSHOT_FIELD;
-  for (const s of snapshot.sessions) {
+  for (const s of held.snapshot.sessions) {
     if (only && !only.has(s.name)) continue;
     const want = values.get(s.name);
     for (const option of SEGMENT_OPTIONS) {
       const value = want?.[option] ?? '';
-      if (s[current[option]] !== value) changes.push({ session: s.name, option, value });
+      if (held.value(s, option) !== value) changes.push({ session: s.name, option, value });
     }
   }
   return changes;
@@ -134,22 +137,36 @@ export function diffWindows(last: WindowValues, want: WindowValues, existing: Re
   return changes;
 }
 
-/** A snapshot's sessions by name, once per snapshot: it is kept, and written into, for many wakes. */
-const sessionsByName = new WeakMap<TmuxSnapshot['sessions'], Map<string, TmuxSnapshot['sessions'][number]>>();
+/**
+ * What tmux holds of the segment options since a snapshot was read: the
+ * snapshot's values, overlaid with this supervisor's writes since
+ * (docs/status.md#incremental-wakes). The snapshot itself is never changed: the
+ * caches kept beside it stay true.
+ */
+export class HeldSegments {
+  private readonly written = new Map<string, Partial<Record<SegmentOption, string>>>();
 
-/** What tmux holds after our write: the snapshot kept for the next registry-only wake. */
-export function applyToSnapshot(snapshot: TmuxSnapshot, changes: readonly OptionChange[]): void {
-  const field: Record<string, SegmentField> = SNAPSHOT_FIELD;
-  let byName = sessionsByName.get(snapshot.sessions);
-  if (!byName) {
-    byName = new Map(snapshot.sessions.map((s) => [s.name, s]));
-    sessionsByName.set(snapshot.sessions, byName);
+  constructor(readonly snapshot: TmuxSnapshot) {}
+
+  /** What this supervisor wrote to a session's option since the read (undefined: the snapshot's value holds). */
+  wrote(session: string, option: SegmentOption): string | undefined {
+    return this.written.get(session)?.[option];
   }
-  for (const c of changes) {
-    if (c.window !== undefined || c.global) continue;
-    const s = byName.get(c.session);
-    const f = field[c.option];
-    if (s && f) s[f] = c.value;
+
+  /** What tmux holds of a session's option. */
+  value(s: TmuxSnapshot['sessions'][number], option: SegmentOption): string {
+    return this.written.get(s.name)?.[option] ?? s[SNAPSHOT_FIELD[option]];
+  }
+
+  /** Our write landed: tmux holds these values now. */
+  record(changes: readonly OptionChange[]): void {
+    const field: Record<string, SegmentField> = SNAPSHOT_FIELD;
+    for (const c of changes) {
+      if (c.window !== undefined || c.global || field[c.option] === undefined) continue;
+      const values = this.written.get(c.session) ?? {};
+      values[c.option as SegmentOption] = c.value;
+      this.written.set(c.session, values);
+    }
   }
 }
 

@@ -18,7 +18,7 @@ import { pidExists, processIdentity, stillRunning, type ProcessIdentity } from '
 import type { Tmux } from '../tmux';
 import { applyChanges } from '../tmux/apply';
 import { readSnapshot, type TmuxSnapshot } from '../tmux/snapshot';
-import { applyToSnapshot, attentionChanges, diffSegments, diffUnseenWindows, diffWindows, toastsForClients, type Render, type WindowValues } from './segment-writes';
+import { attentionChanges, diffSegments, HeldSegments, diffUnseenWindows, diffWindows, toastsForClients, type Render, type WindowValues } from './segment-writes';
 import { acquirePidFile, releasePidFile } from './supervisor-lock';
 import { Notifier, parseChannels, type NotifyWorld } from '../notify/notifier';
 import { jumpHint, setOptionValue } from './snapshot-options';
@@ -104,8 +104,8 @@ export class Supervisor {
   private lastTickAt = 0;
   /** The first wake request not yet taken by a tick (the debug log tells how long it waited). */
   private firstWakeAt: number | null = null;
-  /** The last tmux snapshot, with the values this supervisor has written since. */
-  private last: TmuxSnapshot | null = null;
+  /** The last tmux snapshot as read, with the values this supervisor has written since (docs/status.md#incremental-wakes). */
+  private held: HeldSegments | null = null;
   private tmuxDirty = true;
   /** The window options this supervisor wrote last (job windows), to write only what changes. */
   private lastWindows: WindowValues = new Map();
@@ -290,12 +290,13 @@ export class Supervisor {
     this.firstWakeAt = null;
     try {
       this.stats.ticks++;
-      let snapshot = this.last;
-      const registryOnly = !this.tmuxDirty && snapshot !== null;
-      if (!registryOnly || snapshot === null) {
+      let held = this.held;
+      const registryOnly = !this.tmuxDirty && held !== null;
+      if (!registryOnly || held === null) {
         this.tmuxDirty = false;
-        snapshot = await this.read();
+        held = new HeldSegments(await this.read());
       }
+      let snapshot = held.snapshot;
       const registryChanged = this.wakes.takeRegistryChanged();
       const recheck = this.recheckDue;
       this.recheckDue = false;
@@ -308,22 +309,25 @@ export class Supervisor {
         signalsChanged: this.wakes.takeSignalsChanged(),
         died: this.wakes.takeDeaths(),
         recheck,
-      });
+      }, held);
       const writeAt = Date.now();
       const cpuRender = cpuAt ? process.cpuUsage(cpuAt) : null;
       const computed = rendered.recomputed ?? snapshot.sessions.length;
       this.stats.sessions += computed;
       this.stats.rowsRead += rendered.rowsRead ?? 0;
       // Toasts and notifications name clients: without the client hooks a cached client list may be stale, so read tmux afresh.
-      if ((rendered.toasts.length > 0 || (rendered.notices?.length ?? 0) > 0) && snapshot === this.last && !this.clientHooks) snapshot = await this.read();
+      if ((rendered.toasts.length > 0 || (rendered.notices?.length ?? 0) > 0) && held === this.held && !this.clientHooks) {
+        held = new HeldSegments(await this.read());
+        snapshot = held.snapshot;
+      }
       const windows = rendered.windows ?? new Map();
       // A fresh snapshot (toasts) may differ anywhere: compared whole.
-      const dirty = snapshot === this.last ? rendered.dirty : undefined;
+      const dirty = held === this.held ? rendered.dirty : undefined;
       // The windows that still exist matter only for windows written before.
       const unseenWindows = rendered.unseenWindows ?? new Map();
       const existing = this.lastWindows.size > 0 || this.lastUnseenWindows.size > 0 ? new Set(snapshot.panes.map((p) => p.window)) : new Set<string>();
       const changes = [
-        ...diffSegments(snapshot, rendered.values, dirty),
+        ...diffSegments(held, rendered.values, dirty),
         ...diffWindows(this.lastWindows, windows, existing),
         ...diffUnseenWindows(this.lastUnseenWindows, unseenWindows, existing),
         ...attentionChanges(snapshot, rendered.attention, this.lastAttention, !this.ownAttentionCleared),
@@ -344,19 +348,19 @@ export class Supervisor {
       if (applied.failed.length > 0) {
         // A session closed meanwhile, most likely: the others landed; read tmux afresh next time.
         this.log(`tick ${this.stats.ticks}: tmux refused ${applied.failed.length} of ${changes.length + toasts.length} writes (first: ${applied.failed[0]?.slice(0, 3).join(' ')})`);
-        this.last = null;
+        this.held = null;
         this.lastWindows = new Map();
         this.lastUnseenWindows = new Map();
         this.lastAttention = null;
       } else {
-        applyToSnapshot(snapshot, changes);
-        this.last = snapshot;
+        held.record(changes);
+        this.held = held;
         this.lastWindows = windows;
         this.lastUnseenWindows = unseenWindows;
         this.lastAttention = rendered.attention ?? this.lastAttention;
       }
     } catch (err) {
-      this.last = null;
+      this.held = null;
       this.lastAttention = null;
       this.wakes.forgetChanges();
       if (!this.serverAlive()) {

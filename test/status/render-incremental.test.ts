@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { procStartTicks } from '../../src/proc';
 import { makeRender } from '../../src/status/render';
 import { renderDifferences } from '../../src/status/render-check';
-import type { Rendered } from '../../src/status/segment-writes';
+import { diffSegments, HeldSegments, type Rendered } from '../../src/status/segment-writes';
 import { noticeText } from '../../src/notify/notice';
 import type { SessionSnap, TmuxSnapshot } from '../../src/tmux/snapshot';
 import { waitFor } from '../helpers/env';
@@ -201,12 +201,18 @@ const toldOf = (r: { notices?: readonly { kind: string; who: string; what: strin
 const segments = (r: { values: Map<string, Record<string, string>>; attention?: string }) => JSON.stringify([r.attention, ...[...r.values].sort(([a], [b]) => a.localeCompare(b))]);
 
 /**
- * What tmux holds after the supervisor's write (applyToSnapshot): the unseen
- * marks, the one value a render reads back (docs/notify.md#unseen), so a
- * full render from the snapshot knows them as the incremental one does.
+ * What tmux holds after the supervisor's write, as the supervisor keeps it: the
+ * snapshot as read, its writes overlaid (HeldSegments); the unseen marks are
+ * the one value a render reads back (docs/notify.md#unseen), so a full render
+ * given the same overlay knows them as the incremental one does.
  */
-const written = (snapshot: Snapshot, values: Map<string, Record<string, string>>) => {
-  for (const s of snapshot.sessions) s.unseen = values.get(s.name)?.['@fleet-unseen'] ?? s.unseen;
+const written = (held: HeldSegments, r: Rendered) => held.record(diffSegments(held, r.values));
+
+/** A new tmux read after those writes: it holds them itself. */
+const readAgain = (held: HeldSegments): Snapshot => {
+  const next = structuredClone(held.snapshot);
+  for (const s of next.sessions) s.unseen = held.value(s, '@fleet-unseen');
+  return next;
 };
 
 describe('an incremental wake shows what a full render shows', () => {
@@ -220,18 +226,19 @@ describe('an incremental wake shows what a full render shows', () => {
     const incremental = makeRender(home, registry);
     // The same wakes computed whole each time (a recheck), from the same last wake: what they tell must be the same.
     const whole = makeRender(home, registry);
-    await incremental(snapshot, { registryOnly: false, registryChanged: null });
-    await whole(snapshot, { registryOnly: false, registryChanged: null });
+    const held = new HeldSegments(snapshot);
+    written(held, await incremental(snapshot, { registryOnly: false, registryChanged: null }, held));
+    await whole(snapshot, { registryOnly: false, registryChanged: null }, held);
     let told = 0;
     for (let wake = 0; wake < 80; wake++) {
       const signals = random() < 0.4 ? await changeSignals(snapshot) : new Set<string>();
       const changed = signals.size > 0 && random() < 0.5 ? new Set<string>() : await changeRows();
-      const inc = await incremental(snapshot, { registryOnly: true, registryChanged: changed, jobsChanged: new Set(), signalsChanged: signals });
-      const ref = await whole(snapshot, { registryOnly: true, registryChanged: changed, jobsChanged: new Set(), signalsChanged: signals, recheck: true });
+      const inc = await incremental(snapshot, { registryOnly: true, registryChanged: changed, jobsChanged: new Set(), signalsChanged: signals }, held);
+      const ref = await whole(snapshot, { registryOnly: true, registryChanged: changed, jobsChanged: new Set(), signalsChanged: signals, recheck: true }, held);
       expect(toldOf(inc), `seed ${seed}, wake ${wake}: what it tells`).toEqual(toldOf(ref));
       told += toldOf(inc).length;
-      written(snapshot, inc.values);
-      const full = await makeRender(home, registry)(structuredClone(snapshot), { registryOnly: false, registryChanged: null });
+      written(held, inc);
+      const full = await makeRender(home, registry)(snapshot, { registryOnly: false, registryChanged: null }, held);
       expect(segments(inc), `seed ${seed}, wake ${wake}: ${[...changed, ...signals].join(' ')}`).toBe(segments(full));
     }
     // Turns ended and waits began: the comparison of what is told was not of nothing.
@@ -284,7 +291,8 @@ describe('an incremental wake shows what a full render shows', () => {
       const stampOnly = mine[5]!.pid!;
       snapshot.sessions[1]!.agentProc = `codex ${stampOnly} ${procStartTicks(stampOnly)}`;
       const incremental = makeRender(home, registry);
-      await incremental(snapshot, { registryOnly: false, registryChanged: null });
+      const held = new HeldSegments(snapshot);
+      written(held, await incremental(snapshot, { registryOnly: false, registryChanged: null }, held));
       const order = [4, 2, 5, 0, 3, 1];
       for (const [wake, k] of order.entries()) {
         const pid = mine[k]!.pid!;
@@ -300,9 +308,9 @@ describe('an incremental wake shows what a full render shows', () => {
           await writeFile(join(registry, `${r.pid}.json`), JSON.stringify({ ...r, updatedAt: Date.now() }));
           changed.add(`${r.pid}.json`);
         }
-        const inc = await incremental(snapshot, { registryOnly: true, registryChanged: changed, jobsChanged: new Set(), signalsChanged: new Set(), died: new Set([pid]) });
-        written(snapshot, inc.values);
-        const full = await makeRender(home, registry)(structuredClone(snapshot), { registryOnly: false, registryChanged: null });
+        const inc = await incremental(snapshot, { registryOnly: true, registryChanged: changed, jobsChanged: new Set(), signalsChanged: new Set(), died: new Set([pid]) }, held);
+        written(held, inc);
+        const full = await makeRender(home, registry)(snapshot, { registryOnly: false, registryChanged: null }, held);
         expect(segments(inc), `wake ${wake}: process ${k} died; ${[...changed].join(' ')}`).toBe(segments(full));
         // A row's process: the sessions of its chain computed again, not the fleet; a stamp's process no row holds: all of it.
         if (k === 5) expect(inc.recomputed ?? snapshot.sessions.length).toBe(snapshot.sessions.length);
@@ -319,8 +327,9 @@ describe('an incremental wake shows what a full render shows', () => {
     let state = snapshot;
     const incremental = makeRender(home, registry);
     const whole = makeRender(home, registry);
-    await incremental(state, { registryOnly: false, registryChanged: null });
-    await whole(state, { registryOnly: false, registryChanged: null });
+    let held = new HeldSegments(state);
+    written(held, await incremental(state, { registryOnly: false, registryChanged: null }, held));
+    await whole(state, { registryOnly: false, registryChanged: null }, held);
     let counter = 0;
     const slugs = ['', 'task-0', 'task-1', 'task-2', 'task-3', 'task-4', 'task-5', 'task-5', 'task-9'];
     const stamps = () => ['', ...[...rows.values()].map((r) => r.sessionId), sid(777)];
@@ -423,19 +432,20 @@ describe('an incremental wake shows what a full render shows', () => {
     };
     let incremental_wakes = 0;
     for (let wake = 0; wake < 80; wake++) {
-      const next = structuredClone(state);
+      const next = readAgain(held);
       const said: string[] = [];
       const n = 1 + Math.floor(random() * 2);
       for (let k = 0; k < n; k++) said.push(edits[pick(Object.keys(edits))]!(next));
       state = sorted(next);
+      held = new HeldSegments(state);
       const changed = random() < 0.3 ? await changeRows() : new Set<string>();
       const signals = random() < 0.3 ? await changeSignals(state) : new Set<string>();
-      const inc = await incremental(state, { registryOnly: false, registryChanged: changed, jobsChanged: new Set(), signalsChanged: signals });
-      const ref = await whole(state, { registryOnly: false, registryChanged: changed, jobsChanged: new Set(), signalsChanged: signals, recheck: true });
+      const inc = await incremental(state, { registryOnly: false, registryChanged: changed, jobsChanged: new Set(), signalsChanged: signals }, held);
+      const ref = await whole(state, { registryOnly: false, registryChanged: changed, jobsChanged: new Set(), signalsChanged: signals, recheck: true }, held);
       expect(toldOf(inc), `seed ${seed}, wake ${wake}: what it tells`).toEqual(toldOf(ref));
-      written(state, inc.values);
+      written(held, inc);
       if (inc.recomputed !== undefined && inc.recomputed < state.sessions.length) incremental_wakes++;
-      const full = await makeRender(home, registry)(structuredClone(state), { registryOnly: false, registryChanged: null });
+      const full = await makeRender(home, registry)(state, { registryOnly: false, registryChanged: null }, held);
       expect(segments(inc), `seed ${seed}, wake ${wake}: ${said.join('; ')} ${[...changed, ...signals].join(' ')}`).toBe(segments(full));
     }
     // Most wakes computed only some sessions again: the test checks the incremental path, not the full one.
@@ -541,16 +551,18 @@ describe('an incremental wake, every input drawn at random', () => {
     const incremental = makeRender(home, registry);
     const whole = makeRender(home, registry);
     let state = snapshot;
-    await incremental(state, { registryOnly: false, registryChanged: null });
-    await whole(structuredClone(state), { registryOnly: false, registryChanged: null });
+    let held = new HeldSegments(state);
+    written(held, await incremental(state, { registryOnly: false, registryChanged: null }, held));
+    await whole(state, { registryOnly: false, registryChanged: null }, held);
     let partial = 0;
     for (let wake = 0; wake < 150; wake++) {
       const said: string[] = [];
       const tmuxChanged = random() < 0.7;
       if (tmuxChanged) {
-        const next = structuredClone(state);
+        const next = readAgain(held);
         for (let k = 0; k < 1 + Math.floor(random() * 3); k++) said.push(random() < 0.6 ? editSession(next) : editPane(next));
         state = next;
+        held = new HeldSegments(state);
       }
       const jobs = random() < 0.3 ? new Set([await changeJob()]) : new Set<string>();
       const tasks = random() < 0.25 ? new Set([await changeTask()]) : new Set<string>();
@@ -558,15 +570,15 @@ describe('an incremental wake, every input drawn at random', () => {
       const signals = random() < 0.25 ? await changeSignals(state) : new Set<string>();
       said.push(...[...jobs].map((j) => `job ${j}`), ...[...tasks].map((t) => `task ${t}`), ...changed, ...[...signals].map((x) => `signal ${x}`));
       const hint = { registryOnly: !tmuxChanged && tasks.size === 0, registryChanged: changed, jobsChanged: jobs, tasksChanged: tasks, signalsChanged: signals };
-      const inc = await incremental(state, hint);
+      const inc = await incremental(state, hint, held);
       // Every file read again and everything computed whole, by a render that saw the same wakes: what the supervisor
       // remembers (the process seen holding a stamp, what was told) is the same on both sides, the work is not.
-      const ref = await whole(structuredClone(state), { registryOnly: false, registryChanged: null, tasksChanged: null, signalsChanged: null, recheck: true });
+      const ref = await whole(state, { registryOnly: false, registryChanged: null, tasksChanged: null, signalsChanged: null, recheck: true }, held);
       const why = `seed ${seed}, wake ${wake}: ${said.join('; ')}`;
       // An unseen mark says when, to the second, and the two renders may fall in two seconds.
       expect(renderDifferences(inc, ref).filter((d) => !sameMarkAnotherSecond(d)), why).toEqual([]);
       expect(toldOf(inc), `${why}: what it tells`).toBe(toldOf(ref));
-      written(state, inc.values);
+      written(held, inc);
       if (inc.recomputed !== undefined && inc.recomputed < state.sessions.length) partial++;
     }
     // The incremental path was the one checked, and every input field of the snapshot was drawn.
