@@ -2,8 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { planWake } from '../../src/fleet/plan';
 import type { SessionSnap, TmuxSnapshot } from '../../src/tmux/snapshot';
+import { sessionSnap } from '../helpers/snapshot';
 
-const session = (name: string, stamp = ''): SessionSnap => ({ name, created: '1', attached: '0', stamp, nonce: '', task: '', agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '', unseen: '' });
+const session = (name: string, stamp = ''): SessionSnap => sessionSnap(name, { stamp });
 const snap = (sessions: SessionSnap[]): TmuxSnapshot => ({ sessions, panes: sessions.map((s, i) => ({ session: s.name, id: `%${i}`, pid: String(100 + i), window: `@${i}`, job: '', title: '', active: '1', tty: '' })), clients: [], config: {} });
 const many = (n: number, stampOf = (_i: number) => '') => snap(Array.from({ length: n }, (_, i) => session(`s${i}`, stampOf(i))));
 

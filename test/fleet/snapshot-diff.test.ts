@@ -3,25 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { diffSnapshots } from '../../src/fleet/snapshot-diff';
 import type { PaneSnap, SessionSnap, TmuxSnapshot } from '../../src/tmux/snapshot';
+import { paneSnap, sessionSnap } from '../helpers/snapshot';
 
-const session = (name: string, over: Partial<SessionSnap> = {}): SessionSnap => ({
-  name,
-  created: '1',
-  attached: '0',
-  stamp: '',
-  nonce: '',
-  task: '',
-  agentProc: '',
-  owner: '',
-  hop: '',
-  agent: '',
-  attention: '',
-  hopShort: '',
-  agentShort: '',
-  unseen: '',
-  ...over,
-});
-const pane = (s: string, id: string, pid: string, over: Partial<PaneSnap> = {}): PaneSnap => ({ session: s, id, pid, window: '@1', job: '', title: '', active: '1', tty: '', ...over });
+const session = sessionSnap;
+const pane = paneSnap;
 const snap = (sessions: SessionSnap[], panes: PaneSnap[], config: Record<string, string> = { interval: '2' }): TmuxSnapshot => ({ sessions, clients: [], panes, config });
 
 const base = snap([session('a', { stamp: 'S1' }), session('b'), session('c', { task: 't' })], [pane('a', '%1', '10'), pane('b', '%2', '20'), pane('c', '%3', '30')]);

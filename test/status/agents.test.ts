@@ -16,6 +16,7 @@ import { agentSegment, attentionSegment, ownerSegment, stylesFrom } from '../../
 import { computeView } from '../../src/fleet/view';
 import type { FleetData } from '../../src/fleet/data';
 import type { SessionSnap, TmuxSnapshot } from '../../src/tmux/snapshot';
+import { sessionSnap } from '../helpers/snapshot';
 
 const OWNER = '49a6ca67-1111-4111-8111-111111111111';
 const REVIEWER = '7f244ea1-2222-4222-8222-222222222222';
@@ -26,7 +27,7 @@ const T0 = Date.parse('2026-12-01T02:00:00Z');
 const live = (row: Partial<RegistryRow> & { pid: number; sessionId: string }): LiveRow => ({ row: row as RegistryRow, liveness: 'live', alive: true });
 
 function session(name: string, stamp: string, task = ''): SessionSnap {
-  return { name, created: String(T0 / 1000), attached: '0', stamp, nonce: '', task, agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '', unseen: '' };
+  return sessionSnap(name, { created: String(T0 / 1000), stamp, task });
 }
 
 function fleet(rows: LiveRow[], sessions: SessionSnap[]) {

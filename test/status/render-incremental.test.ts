@@ -16,6 +16,7 @@ import { diffSegments, HeldSegments, type Rendered } from '../../src/status/segm
 import { noticeText } from '../../src/notify/notice';
 import type { SessionSnap, TmuxSnapshot } from '../../src/tmux/snapshot';
 import { waitFor } from '../helpers/env';
+import { sessionSnap } from '../helpers/snapshot';
 import { prng } from '../helpers/random';
 
 const SESSIONS = 8;
@@ -93,12 +94,12 @@ async function makeFleet(random: () => number) {
     rows.set(pid, { pid, sessionId: sid(i + 1), kind: 'interactive', status: 'idle', procStart: String(procStartTicks(pid)), startedAt: now, updatedAt: now });
     const task = i < 5 ? `task-${i}` : i === 5 ? 'task-0' : 'task-5';
     const nonce = i === 6 ? NONCE_5 : '';
-    sessions.push({ name: name(i), created: String(Math.floor(now / 1000)), attached: '0', stamp: sid(i + 1), nonce, task, agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '', unseen: '' });
+    sessions.push(sessionSnap(name(i), { created: String(Math.floor(now / 1000)), stamp: sid(i + 1), nonce, task }));
     panes.push({ session: name(i), id: `%${i}`, pid: String(pid), window: `@${i}`, job: '', title: '', active: '1', tty: '' });
   }
   // s3 has a second window where Codex runs; cx is Codex's own session, stamped with an id no row holds (its title tells its state).
   panes.push({ session: name(3), id: '%50', pid: String(procs[procs.length - 1]!.pid), window: '@50', job: '', title: '', active: '1', tty: '' });
-  sessions.push({ name: 'cx', created: String(Math.floor(now / 1000)), attached: '0', stamp: sid(600), nonce: '', task: '', agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '', unseen: '' });
+  sessions.push(sessionSnap('cx', { created: String(Math.floor(now / 1000)), stamp: sid(600) }));
   panes.push({ session: 'cx', id: '%51', pid: String(procs[procs.length - 1]!.pid), window: '@51', job: '', title: '⠏ Write a haiku | work', active: '1', tty: '' });
   const jobPids: number[] = [];
   JOBS.forEach((jobId, j) => {
@@ -354,7 +355,7 @@ describe('an incremental wake shows what a full render shows', () => {
       create: (s) => {
         const n = `n${counter++}`;
         const pid = pick(procs).pid!;
-        s.sessions.push({ name: n, created: String(Math.floor(Date.now() / 1000)), attached: '0', stamp: pick(stamps()), nonce: pick(['', NONCE_5]), task: pick(slugs), agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '', unseen: '' });
+        s.sessions.push(sessionSnap(n, { created: String(Math.floor(Date.now() / 1000)), stamp: pick(stamps()), nonce: pick(['', NONCE_5]), task: pick(slugs) }));
         s.panes.push({ session: n, id: `%${100 + counter}`, pid: String(pid), window: `@${100 + counter}`, job: '', title: '', active: '1', tty: '' });
         return `create ${n} pane pid ${pid}`;
       },
@@ -389,7 +390,7 @@ describe('an incremental wake shows what a full render shows', () => {
         const s6 = s.sessions.find((x) => x.name === 's6');
         if (!s6) {
           const n = `%${200 + counter++}`;
-          s.sessions.push({ name: 's6', created: '1', attached: '0', stamp: pick(stamps()), nonce: pick([NONCE_5, NONCE_5, NONCE_X]), task: 'task-5', agentProc: '', owner: '', hop: '', agent: '', attention: '', hopShort: '', agentShort: '', unseen: '' });
+          s.sessions.push(sessionSnap('s6', { stamp: pick(stamps()), nonce: pick([NONCE_5, NONCE_5, NONCE_X]), task: 'task-5' }));
           s.panes.push({ session: 's6', id: n, pid: String(pick(procs).pid!), window: `@${n}`, job: '', title: '', active: '1', tty: '' });
           return 'create s6';
         }

@@ -4,25 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { diffSegments, HeldSegments, SEGMENT_OPTIONS, type SegmentOption } from '../../src/status/segment-writes';
 import type { OptionChange } from '../../src/tmux/apply';
-import type { SessionSnap, TmuxSnapshot } from '../../src/tmux/snapshot';
+import type { TmuxSnapshot } from '../../src/tmux/snapshot';
+import { sessionSnap } from '../helpers/snapshot';
 
-const session = (name: string, over: Partial<SessionSnap> = {}): SessionSnap => ({
-  name,
-  created: '1',
-  attached: '0',
-  stamp: '',
-  nonce: '',
-  task: '',
-  agentProc: '',
-  owner: '',
-  hop: '',
-  agent: '',
-  attention: '',
-  hopShort: '',
-  agentShort: '',
-  unseen: '',
-  ...over,
-});
+const session = sessionSnap;
 
 /** A snapshot frozen to its leaves: any write into it throws. */
 function frozenSnapshot(): TmuxSnapshot {
