@@ -125,7 +125,7 @@ agentTier({
     async then({ world: get }, session, sid) {
       const world = get();
       // No prompt yet: its title is its directory alone, which tells nothing; the segment names the agent.
-      expect(await until(async () => ((await world.option(session, '@fleet-agent')).includes('· codex') ? 'yes' : ''), '@fleet-agent', 20_000)).toBe('yes');
+      await world.optionUntil(session, '@fleet-agent', (v) => v.includes('· codex'), 20_000);
       await until(async () => (await world.screen(session)).includes('›'), 'the prompt', 60_000, 250);
       await world.typeLine(session, '/clear');
       const after = await until(async () => {

@@ -102,7 +102,7 @@ agentTier({
     async then({ world: get }, session) {
       const world = get();
       // No hook: its state from its pane's title alone; the launch prompt's turn ends, and the title says Ready.
-      expect(await until(async () => ((await world.option(session, '@fleet-agent')).includes('· idle') ? 'yes' : ''), '@fleet-agent idle, from the title', 60_000)).toBe('yes');
+      await world.optionUntil(session, '@fleet-agent', (v) => v.includes('· idle'), 60_000);
       expect(await world.tmux(['display-message', '-p', '-t', `=${session}:`, '#{pane_title}'])).toMatch(/Ready/);
     },
   },

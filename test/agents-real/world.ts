@@ -41,6 +41,12 @@ export interface AgentWorld {
   /** `tmux-fleet spawn <slug>` of the agent in the work directory; returns the session name. */
   spawn(slug: string, extra?: string[]): Promise<string>;
   option(session: string, name: string): Promise<string>;
+  /**
+   * Waits until a session's option passes `test`; a timeout names the last
+   * value, the pane's title and the supervisor's last log lines (a rare
+   * failure of the real tier is told, not guessed at).
+   */
+  optionUntil(session: string, name: string, test: (value: string) => boolean, timeoutMs: number): Promise<string>;
   stamp(session: string): Promise<string>;
   screen(session: string): Promise<string>;
   /** Types text, waits until the screen shows it, then presses Enter. */
@@ -176,6 +182,15 @@ export async function makeAgentWorld(agent: OtherAgent): Promise<AgentWorld> {
       // As the session sees it: its own, else the global one (the fleet's attention is global).
       const r = await execa('tmux', ['-L', socket, 'show-options', '-qvA', '-t', `=${session}:`, name], { env: agentEnv, extendEnv: false, reject: false });
       return String(r.stdout);
+    },
+    async optionUntil(session, name, test, timeoutMs) {
+      let last = '';
+      const passed = await waitFor(async () => test((last = await world.option(session, name))), name, timeoutMs, 250).catch(() => false);
+      if (passed) return last;
+      const title = await tmux(['display-message', '-p', '-t', `=${session}:`, '#{pane_title}']).catch(() => '?');
+      const log = await readFile(join(home, 'fleet', 'log'), 'utf8').catch(() => '');
+      const tail = log.trimEnd().split('\n').slice(-12).join('\n');
+      throw new Error(`${session}: ${name} is ${JSON.stringify(last)} after ${timeoutMs} ms; pane title ${JSON.stringify(title.trim())}; the log ends:\n${tail}`);
     },
     stamp: (session) => world.option(session, '@claude_session_id'),
     screen: (session) => tmux(['capture-pane', '-p', '-t', `=${session}:`]),
